@@ -1,0 +1,1 @@
+"""Independent checks of the float formulas: mpmath twins (``highprec``)."""

@@ -1,0 +1,48 @@
+"""High-precision twins of the closed forms, written straight from the paper with mpmath.
+
+These are deliberately naive transcriptions (no cancellation tricks): at 60
+significant digits the naive formula is exact enough to judge the float path.
+Each returns an ``mpmath.mpf``.  Book: every chapter's "Verification" section.
+"""
+from __future__ import annotations
+
+import mpmath as mp
+
+DPS = 60
+
+
+def epsilon(k, eta, N, n, gamma):
+    """eq. (6) of Theorem 1, evaluated with mpmath at DPS digits."""
+    with mp.workdps(DPS):
+        k, eta, N, n, gamma = (mp.mpf(str(v)) for v in (k, eta, N, n, gamma))
+        beta = mp.log(mp.beta(k * eta, k * (1 - 2 * eta))) - mp.log(
+            mp.beta(k * (eta + 1 / N), k * (1 - 2 * eta - 1 / N)))
+        return +(beta + k / N * mp.log((1 - (n - 1) * gamma) / gamma))
+
+
+def exit_probability_union(counts, k, gamma):
+    """Boole's bound sum_i P(Beta(k C_i, k(1 - C_i)) < gamma), by mpmath's incomplete beta."""
+    with mp.workdps(DPS):
+        counts = [mp.mpf(str(c)) for c in counts]
+        N = mp.fsum(counts)
+        k, gamma = mp.mpf(str(k)), mp.mpf(str(gamma))
+        return +mp.fsum(mp.betainc(k * c / N, k * (1 - c / N), 0, gamma, regularized=True)
+                        for c in counts)
+
+
+def expected_kl(C, k):
+    """eq. (8) of Theorem 2 with mpmath's digamma."""
+    with mp.workdps(DPS):
+        C = [mp.mpf(str(c)) for c in C]
+        k = mp.mpf(str(k))
+        return +mp.fsum(c * (mp.log(c) + mp.digamma(k) - mp.digamma(k * c)) for c in C)
+
+
+def kl_bound(k, N, n):
+    """Corollary 1 with mpmath's digamma."""
+    with mp.workdps(DPS):
+        k, N, n = mp.mpf(str(k)), mp.mpf(str(N)), mp.mpf(str(n))
+
+        def zeta(x):
+            return mp.log((x + 1) / N) - mp.digamma((x + 1) * k / N)
+        return +((n - 1) / N * zeta(0) + (N - n + 1) / N * zeta(N - n) + mp.digamma(k))

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# dpmarkov's one entry point.  Each command makes (or reuses) the virtual
+# environment .venv with everything in requirements.txt, so a fresh clone needs
+# nothing but Python 3.11.
+#
+#   ./run.sh book      build the whole book, every notebook executed -> _build/html/index.html
+#   ./run.sh test      every test: unit tests, nbval on every notebook, clean book build with -W
+#   ./run.sh student   the student edition (solutions hidden) -> _build/student/index.html
+#   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV=.venv
+PY="$VENV/bin/python"
+
+setup() {
+  local stamp="$VENV/.installed" want
+  want="$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
+  if [ -x "$PY" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    return
+  fi
+  echo "== setting up $VENV (one time; see setup.log) =="
+  local python="${PYTHON:-python3.11}"
+  command -v "$python" >/dev/null || python=python3
+  "$python" -m venv "$VENV"
+  {
+    "$PY" -m pip install --upgrade pip
+    "$PY" -m pip install -r requirements.txt
+    "$PY" -m pip install --no-deps -e .
+  } >setup.log 2>&1 || { tail -n 40 setup.log; echo "setup failed: see setup.log" >&2; exit 1; }
+  echo "$want" >"$stamp"
+}
+
+build_book() {  # $1: output folder; further args go to jupyter-book
+  local out="$1"; shift
+  "$VENV/bin/jupyter-book" build . --path-output "$out" "$@"
+}
+
+cmd="${1:-}"
+case "$cmd" in
+  book)
+    setup
+    build_book . --all -W -n --keep-going
+    echo "The book is at $(pwd)/_build/html/index.html"
+    ;;
+  student)
+    setup
+    # the same book with every solution hidden (sphinx-exercise's hide_solutions)
+    "$VENV/bin/jupyter-book" config sphinx . >/dev/null
+    "$PY" -m sphinx -b html . _build/student -W -n --keep-going -D hide_solutions=1
+    rm -f conf.py
+    echo "The student edition is at $(pwd)/_build/student/index.html"
+    ;;
+  test)
+    setup
+    rm -rf _build
+    echo "== clean book build, warnings as errors =="
+    build_book . --all -W -n --keep-going
+    echo "== unit tests and nbval on every notebook =="
+    "$PY" -m pytest -n 2 --dist loadfile tests book/*.ipynb --nbval \
+      --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider
+    ;;
+  bench)
+    setup
+    for b in benchmarks/bench_*.py; do "$PY" "$b"; done
+    ;;
+  *)
+    sed -n '2,10p' "$0"; exit 2 ;;
+esac

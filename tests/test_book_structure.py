@@ -1,0 +1,76 @@
+"""The book's notebooks are regression tests: check they are complete and consistent.
+
+- every chapter in _toc.yml is a committed .ipynb, and every .ipynb in book/ is in the toc
+  (nbval only tests what it is pointed at, so an unlisted notebook would go untested);
+- each notebook was executed top to bottom: code-cell execution counts are 1..n;
+- no stored output is an error;
+- every {prf:ref} target is a label defined somewhere in the book.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+
+
+def _toc_files(node) -> list[str]:
+    out = []
+    if isinstance(node, dict):
+        if "file" in node:
+            out.append(node["file"])
+        if "root" in node:
+            out.append(node["root"])
+        for value in node.values():
+            if isinstance(value, (list, dict)):
+                out.extend(_toc_files(value))
+    elif isinstance(node, list):
+        for item in node:
+            out.extend(_toc_files(item))
+    return out
+
+
+TOC = _toc_files(yaml.safe_load((ROOT / "_toc.yml").read_text()))
+NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
+
+
+def test_toc_and_notebooks_match():
+    assert NOTEBOOKS, "no notebooks in book/"
+    in_toc = {Path(f).with_suffix("").as_posix() for f in TOC}
+    on_disk = {p.relative_to(ROOT).with_suffix("").as_posix() for p in NOTEBOOKS}
+    assert in_toc == on_disk, f"only in toc: {in_toc - on_disk}; only on disk: {on_disk - in_toc}"
+    assert not list(BOOK.glob("*.md")), "chapters are .ipynb (nbval reads only notebooks)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executed_in_order_without_errors(path):
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    counts = [c.get("execution_count") for c in code]
+    assert counts == list(range(1, len(code) + 1)), f"{path.name}: execution counts {counts}"
+    for cell in code:
+        for out in cell.get("outputs", []):
+            assert out.get("output_type") != "error", f"{path.name}: stored error {out.get('ename')}"
+
+
+LABEL = re.compile(r":label:\s*([\w-]+)")
+PRF_REF = re.compile(r"\{prf:ref\}`(?:[^`<]*<)?([\w-]+)>?`")
+
+
+def _markdown(path):
+    nb = nbformat.read(path, as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_every_prf_reference_has_a_label():
+    text = {p.name: _markdown(p) for p in NOTEBOOKS}
+    labels = {m for t in text.values() for m in LABEL.findall(t)}
+    missing = [(name, ref) for name, t in text.items() for ref in PRF_REF.findall(t)
+               if ref not in labels]
+    assert not missing, f"prf:ref targets without a label: {missing}"
+    assert PRF_REF.findall("see {prf:ref}`thm-1` and {prf:ref}`Lemma <lem-1>`") == ["thm-1", "lem-1"]
