@@ -12,7 +12,7 @@ import numpy as np
 
 def _first_bad(values: np.ndarray, bad: np.ndarray):
     """The first offending entry of ``values`` where the mask ``bad`` is true."""
-    return np.broadcast_to(values, bad.shape)[bad].flat[0]
+    return np.broadcast_to(values, bad.shape)[bad].flat[0].item()
 
 
 def as_float_array(name: str, value) -> np.ndarray:

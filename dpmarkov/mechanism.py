@@ -13,10 +13,10 @@ knows the seed can undo the noise.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import gammaln, xlogy
 
 from . import _checks
-from .simplex import check_assumption_3
+from .simplex import check_assumption_3, in_simplex
 
 
 def _generator(rng) -> np.random.Generator:
@@ -81,10 +81,29 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
         check_assumption_3(counts, eta)
         _checks.k_meets_assumption_4(np.asarray(float(k)), _checks.eta_ok(eta))
     gen = _generator(rng)
-    shape = () if size is None else tuple(np.atleast_1d(size))
-    g = gen.standard_gamma(alpha, size=shape + alpha.shape)
-    total = g.sum(axis=-1, keepdims=True)
-    return g / total
+    shape = () if size is None else tuple(int(s) for s in np.atleast_1d(size))
+    return sample_dirichlet(alpha, shape, gen)
+
+
+def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator) -> np.ndarray:
+    """Draws of Dir(alpha) (Definition 5) of shape ``shape + alpha.shape``, from gamma variates.
+
+    X = G / sum(G) with independent G_i ~ Gamma(alpha_i, 1).  When every alpha_i >= 1
+    (always so under Assumptions 3-4, where k C_i >= 3/2) this is done directly.  For
+    smaller parameters the gamma variates of a draw can all underflow to 0, giving 0/0;
+    there we use G(a) = G(a + 1) U^(1/a) with U uniform on (0, 1] and normalise in
+    logs, which has the same law and cannot underflow as a whole.
+    """
+    full = shape + alpha.shape
+    if np.all(alpha >= 1):
+        g = gen.standard_gamma(alpha, size=full)
+        g /= g.sum(axis=-1, keepdims=True)
+        return g
+    log_g = np.log(gen.standard_gamma(alpha + 1, size=full)) + np.log1p(-gen.random(full)) / alpha
+    log_g -= log_g.max(axis=-1, keepdims=True)
+    g = np.exp(log_g)
+    g /= g.sum(axis=-1, keepdims=True)
+    return g
 
 
 def log_density(x, counts, k) -> np.ndarray:
@@ -96,6 +115,10 @@ def log_density(x, counts, k) -> np.ndarray:
     x = _checks.as_float_array("x", x)
     if x.shape[-1] != alpha.shape[-1]:
         raise ValueError(f"x has {x.shape[-1]} entries per point but counts has {alpha.shape[-1]}")
+    if not np.all(in_simplex(x, atol=1e-9)):
+        bad = np.atleast_2d(x)[~np.atleast_1d(in_simplex(x, atol=1e-9))][0]
+        raise ValueError(f"x={bad.tolist()} is not in the unit simplex (Definition 1): entries "
+                         "must be >= 0 and sum to 1; the density is defined only there")
     log_b = gammaln(alpha).sum(axis=-1) - gammaln(alpha.sum(axis=-1))
     with np.errstate(divide="ignore"):
-        return np.sum((alpha - 1) * np.log(x), axis=-1) - log_b
+        return np.sum(xlogy(alpha - 1, x), axis=-1) - log_b

@@ -1,0 +1,238 @@
+"""Unit and statistical tests of the Dirichlet mechanism (Definition 5, Algorithm 1).
+
+Book: chapter "The Dirichlet mechanism".  Statistical tests use fixed seeds and
+tolerances derived from the sampling error (stated at each test), so a correct
+sampler passes deterministically and a wrong law fails by a wide margin.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import dpmarkov as dm
+
+COUNTS = np.array([20, 30, 50])          # C = (0.2, 0.3, 0.5), N = 100
+C = COUNTS / COUNTS.sum()
+K = 30.0
+
+
+# --- shape, support, seeding -------------------------------------------------------------
+
+def test_one_draw_is_a_point_of_the_open_simplex():
+    x = dm.privatize(COUNTS, K, rng=1)
+    assert x.shape == (3,)
+    assert np.all(x > 0)
+    assert abs(x.sum() - 1) < 1e-12
+    assert dm.in_simplex(x)
+
+
+@pytest.mark.parametrize("size, shape", [(5, (5, 3)), ((2, 4), (2, 4, 3)), ((7,), (7, 3)),
+                                         (0, (0, 3))])
+def test_size_prepends_axes(size, shape):
+    x = dm.privatize(COUNTS, K, rng=2, size=size)
+    assert x.shape == shape
+    assert np.all(dm.in_simplex(x))
+
+
+def test_many_draws_stay_in_the_simplex_at_small_and_large_k():
+    for k in (2.0, 30.0, 1e6):
+        x = dm.privatize(COUNTS, k, rng=3, size=2000)
+        assert np.all(x > 0) and np.all(x < 1)
+        np.testing.assert_allclose(x.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
+
+
+def test_same_seed_same_draws_and_seed_forms_agree():
+    a = dm.privatize(COUNTS, K, rng=123, size=4)
+    b = dm.privatize(COUNTS, K, rng=123, size=4)
+    c = dm.privatize(COUNTS, K, rng=np.random.default_rng(123), size=4)
+    d = dm.privatize(COUNTS, K, rng=np.random.SeedSequence(123), size=4)
+    assert np.array_equal(a, b) and np.array_equal(a, c) and np.array_equal(a, d)
+    assert not np.array_equal(a, dm.privatize(COUNTS, K, rng=124, size=4))
+
+
+def test_a_generator_is_advanced_not_reset():
+    gen = np.random.default_rng(5)
+    first = dm.privatize(COUNTS, K, rng=gen)
+    second = dm.privatize(COUNTS, K, rng=gen)
+    assert not np.array_equal(first, second)
+
+
+def test_rng_none_draws_fresh_entropy():
+    # two continuous draws from OS entropy coincide with probability 0
+    a = dm.privatize(COUNTS, K, size=3)
+    b = dm.privatize(COUNTS, K, size=3)
+    assert not np.array_equal(a, b)
+
+
+def test_checking_eta_does_not_change_the_draw():
+    plain = dm.privatize(COUNTS, K, rng=9, size=3)
+    checked = dm.privatize(COUNTS, K, eta=0.1, rng=9, size=3)  # 3/(2*0.1) = 15 <= 30
+    assert np.array_equal(plain, checked)
+
+
+def test_k_at_the_assumption_4_boundary_is_accepted():
+    eta = 0.2                                   # k_min = 7.5; every C_i >= 0.2
+    x = dm.privatize(COUNTS, 1.5 / eta, eta=eta, rng=0)
+    assert dm.in_simplex(x)
+
+
+# --- the law: moments and marginals --------------------------------------------------------
+
+M = 40_000   # draws for the statistical tests
+
+
+def _draws():
+    return dm.privatize(COUNTS, K, rng=20260222, size=M)
+
+
+def test_sample_mean_matches_C():
+    x = _draws()
+    var = C * (1 - C) / (K + 1)               # exact Var(X_i) of Dir(k C)
+    se = np.sqrt(var / M)                      # standard error of the sample mean
+    assert np.all(np.abs(x.mean(axis=0) - C) < 5 * se), (x.mean(axis=0) - C) / se
+
+
+def test_sample_covariance_matches_dirichlet_covariance():
+    x = _draws()
+    exact = (np.diag(C) - np.outer(C, C)) / (K + 1)
+    centred = x - x.mean(axis=0)
+    prods = centred[:, :, None] * centred[:, None, :]          # (M, n, n)
+    sample = prods.mean(axis=0) * M / (M - 1)
+    # standard error of each sample covariance: sd of the products over sqrt(M)
+    se = prods.std(axis=0, ddof=1) / np.sqrt(M)
+    assert np.all(np.abs(sample - exact) < 5 * se), (sample - exact) / se
+    # and a wrong law is rejected: the covariance of Dir(k C) is not that of Dir(2k C)
+    wrong = (np.diag(C) - np.outer(C, C)) / (2 * K + 1)
+    assert np.any(np.abs(sample - wrong) > 5 * se)
+
+
+@pytest.mark.parametrize("i", range(3))
+def test_marginals_are_beta(i):
+    # X_i ~ Beta(k C_i, k (1 - C_i)).  KS test at significance 1e-3 with a fixed seed.
+    x = _draws()[:5000, i]
+    a, b = K * C[i], K * (1 - C[i])
+    assert stats.kstest(x, stats.beta(a, b).cdf).pvalue > 1e-3
+    # the test has power: the Beta law of Dir(2k C) is rejected
+    assert stats.kstest(x, stats.beta(2 * a, 2 * b).cdf).pvalue < 1e-3
+
+
+# --- input errors ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("counts, match", [
+    ([1, 0, 2], r"counts\[1\]=0"),
+    ([1, -1, 2], "must be >= 0"),
+    ([1.5, 1, 2], "whole numbers"),
+    ([np.nan, 1, 2], "finite"),
+    ([np.inf, 1, 2], "finite"),
+    ([0, 0, 0], "sums to 0"),
+    ([5], "at least 2"),
+    ([], "at least 2"),
+    (7, "array of counts"),
+    ([[1, 2, 3], [4, 5, 6]], "privatize_chain"),
+])
+def test_bad_counts_are_rejected(counts, match):
+    with pytest.raises(ValueError, match=match):
+        dm.privatize(counts, K, rng=0)
+
+
+def test_non_numeric_counts_are_rejected():
+    with pytest.raises(TypeError, match="not numeric"):
+        dm.privatize(["a", "b"], K, rng=0)
+
+
+@pytest.mark.parametrize("k, match", [(0, "must be > 0"), (-2.0, "must be > 0"),
+                                      (np.nan, "finite"), (np.inf, "finite"),
+                                      ([10.0, 20.0], "scalar k")])
+def test_bad_k_is_rejected(k, match):
+    with pytest.raises(ValueError, match=match):
+        dm.privatize(COUNTS, k, rng=0)
+
+
+@pytest.mark.parametrize("counts, k, eta, match", [
+    ([20, 30, 50], 10.0, 0.1, r"below 3/\(2\*eta\)=15 \(Assumption 4\)"),
+    ([5, 45, 50], 40.0, 0.1, r"counts\[0\]=5 is below eta\*N=10 .*Assumption 3"),
+    ([20, 30, 50], 40.0, 0.25, "0 < eta < 1/4"),
+    ([20, 30, 50], 40.0, 0.0, "0 < eta < 1/4"),
+    ([20, 30, 50], 40.0, -0.1, "0 < eta < 1/4"),
+    ([20, 30, 50], 40.0, np.nan, "finite"),
+])
+def test_assumptions_3_and_4_are_checked_when_eta_is_given(counts, k, eta, match):
+    with pytest.raises(ValueError, match=match):
+        dm.privatize(counts, k, eta=eta, rng=0)
+
+
+@pytest.mark.parametrize("rng", ["seed", 1.5, [1, 2], object()])
+def test_bad_rng_type_is_rejected(rng):
+    with pytest.raises(TypeError, match="rng="):
+        dm.privatize(COUNTS, K, rng=rng)
+
+
+def test_no_nan_when_gamma_variates_underflow():
+    # k*C_i = 0.001: plain gamma variates all underflow to 0 in ~11% of draws (0/0 = NaN);
+    # the log-space sampler must give valid points with the right mean C = (1/3, 1/3, 1/3).
+    x = dm.privatize([1, 1, 1], 0.003, rng=0, size=20_000)
+    assert np.all(np.isfinite(x)) and np.allclose(x.sum(axis=-1), 1)
+    # each coordinate is Beta(a, 2a) with a = 0.001: variance C(1-C)/(k+1); 5 standard errors
+    se = np.sqrt((1 / 3) * (2 / 3) / (0.003 + 1) / len(x))
+    assert np.all(np.abs(x.mean(axis=0) - 1 / 3) < 5 * se), x.mean(axis=0)
+
+
+def test_small_parameter_sampler_has_the_dirichlet_mean_and_variance():
+    # mixed parameters below 1 take the log-space path: check mean and variance of each coordinate
+    counts, k = np.array([1, 2, 7]), 5.0          # alpha = (0.5, 1, 3.5)
+    x = dm.privatize(counts, k, rng=1, size=100_000)
+    C = counts / counts.sum()
+    var = C * (1 - C) / (k + 1)
+    assert np.all(np.abs(x.mean(axis=0) - C) < 5 * np.sqrt(var / len(x)))
+    # variance of the sample variance ~ E[(X-m)^4]/n; bound the 4th moment by var (X in [0, 1])
+    assert np.all(np.abs(x.var(axis=0) - var) < 5 * np.sqrt(var / len(x)))
+
+
+# --- dirichlet_parameters and log_density ---------------------------------------------------
+
+def test_dirichlet_parameters_are_k_times_C():
+    np.testing.assert_allclose(dm.dirichlet_parameters(COUNTS, K), K * C, rtol=1e-15)
+    with pytest.raises(ValueError, match=r"counts\[2\]=0"):
+        dm.dirichlet_parameters([3, 4, 0], K)
+
+
+def test_log_density_matches_scipy_on_points_and_stacks():
+    x = dm.privatize(COUNTS, K, rng=11, size=50)
+    ours = dm.log_density(x, COUNTS, K)
+    theirs = stats.dirichlet.logpdf(x.T, K * C)     # scipy takes points as columns
+    assert ours.shape == (50,)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    one = dm.log_density(x[0], COUNTS, K)
+    assert np.ndim(one) == 0 and abs(one - theirs[0]) < 1e-12
+    # a parameter below 1 (density unbounded at the border) agrees too
+    small = dm.log_density(x[:5], COUNTS, 2.0)
+    np.testing.assert_allclose(small, stats.dirichlet.logpdf(x[:5].T, 2.0 * C), rtol=1e-12)
+
+
+def test_log_density_integrates_to_one_on_the_2_simplex():
+    # density in the first n-1 coordinates (Definition 5), integrated over the triangle
+    def f(x2, x1):
+        return np.exp(dm.log_density([x1, x2, 1 - x1 - x2], [2, 3, 4], 9.0))
+    total, err = integrate.dblquad(f, 0, 1, 0, lambda x1: 1 - x1, epsabs=1e-10)
+    assert abs(total - 1) < 1e-7, (total, err)
+
+
+def test_log_density_at_the_border_is_minus_infinity_when_parameters_exceed_1():
+    assert dm.log_density([0.5, 0.5, 0.0], COUNTS, K) == -np.inf
+
+
+@pytest.mark.parametrize("x, counts, match", [
+    ([0.5, 0.5], COUNTS, "2 entries per point"),
+    ([np.nan, 0.5, 0.5], COUNTS, "finite"),
+    ([0.2, 0.3, 0.5], [1, 0, 2], r"counts\[1\]=0"),
+])
+def test_log_density_input_errors(x, counts, match):
+    with pytest.raises(ValueError, match=match):
+        dm.log_density(x, counts, K)
+
+
+@pytest.mark.parametrize("x", [[0.5, 0.6, -0.1], [0.5, 0.6, 0.9]])
+def test_log_density_off_the_simplex(x):
+    with pytest.raises(ValueError, match="not in the unit simplex"):
+        dm.log_density(x, COUNTS, K)
