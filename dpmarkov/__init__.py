@@ -13,6 +13,16 @@ Seeded randomness (``rng=0``) is for teaching and testing; a real release uses
 the default ``rng=None`` (fresh OS entropy).
 """
 from .accuracy import expected_kl, kl_bound, kl_divergence
+from .audit import audit_hockey_stick
+from .chain import (check_counts, check_feasible_observed, check_irreducible, check_stochastic,
+                    dobrushin_coefficient, ergodicity_bound, ergodicity_bound_corrected,
+                    ergodicity_coefficient, fundamental_matrix, iter_privatize_chain,
+                    privatize_chain, row_eta, row_kl_bounds, stationary_distribution,
+                    stationary_tv_bound, stationary_tv_bound_corrected, transition_counts,
+                    transition_counts_from_pairs)
+from .composition import (ChainPrivacy, chain_privacy, compose_parallel,
+                          hockey_stick_discrete, parallel_adjacency, probabilistic_delta,
+                          profile_discrete)
 from .mechanism import dirichlet_parameters, log_density, privatize
 from .privacy import (delta, epsilon, epsilon_star, exit_probability_union, k_for_epsilon,
                       k_min, worst_counts)
@@ -24,5 +34,13 @@ __all__ = [
     "check_assumption_3", "count_vector", "delta", "dirichlet_parameters", "epsilon",
     "epsilon_star", "exit_probability_union", "expected_kl", "in_bordered_simplex",
     "in_simplex", "k_for_epsilon", "k_min", "kl_bound", "kl_divergence", "log_density",
-    "privatize", "worst_counts",
+    "privatize", "worst_counts", "audit_hockey_stick",
+    # Markov chains: Algorithm 2, Lemma 1, Theorems 3-5
+    "ChainPrivacy", "chain_privacy", "check_counts", "check_feasible_observed",
+    "check_irreducible", "check_stochastic", "compose_parallel", "dobrushin_coefficient",
+    "ergodicity_bound", "ergodicity_bound_corrected", "ergodicity_coefficient",
+    "fundamental_matrix", "hockey_stick_discrete", "iter_privatize_chain",
+    "parallel_adjacency", "privatize_chain", "probabilistic_delta", "profile_discrete",
+    "row_eta", "row_kl_bounds", "stationary_distribution", "stationary_tv_bound",
+    "stationary_tv_bound_corrected", "transition_counts", "transition_counts_from_pairs",
 ]

@@ -1,0 +1,219 @@
+"""Parallel composition: Lemma 1, Theorem 3, and exact tools for small discrete mechanisms.
+
+Paper: Lemma 1 (parallel composition of (eps_i, delta_i)-probabilistic DP
+mechanisms), Theorem 3 (the privacy of Algorithm 2), supplement C.4-C.5.
+Book: chapter "Private transition matrices".
+
+A *discrete mechanism* here is a matrix ``M`` with one row per possible input
+(database) and one column per possible output: ``M[a, y] = P(M(a) = y)``.  An
+*adjacency* is an integer array of pairs ``(a, b)`` of inputs that are adjacent.
+For such mechanisms every privacy quantity is a finite sum, so the book can
+check Lemma 1 exactly instead of by sampling.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _checks
+from .chain import check_counts
+from .privacy import delta as _delta
+from .privacy import epsilon as _epsilon
+
+#: Probability rows must sum to 1 within this absolute tolerance.
+SUM_ATOL = 1e-9
+
+
+# --------------------------------------------------------------------------- Theorem 3
+class ChainPrivacy(NamedTuple):
+    """Privacy of Algorithm 2: the chain's (epsilon, delta) and the per-row values."""
+
+    epsilon: float
+    delta: float
+    epsilon_rows: np.ndarray
+    delta_rows: np.ndarray
+    n_rows: np.ndarray
+
+
+def chain_privacy(counts, k, eta, gamma) -> ChainPrivacy:
+    """Theorem 3: Algorithm 2 is (max_i eps_i, max_i delta_i)-DP; returns both levels.
+
+    Row i is the Dirichlet mechanism with k_i on its n_i observed categories
+    (Assumption 6: the support is the public set of feasible transitions), so
+    eps_i = ``epsilon(k_i, eta_i, N_i, n_i, gamma_i)`` (Theorem 1, eq. (6)) and
+    delta_i = ``delta(k_i, eta_i, N_i, n_i, gamma_i)`` (eq. (7)).  A row with a
+    single feasible transition is released exactly and costs nothing
+    (eps_i = delta_i = 0).  ``k``, ``eta``, ``gamma``: one value or one per row.
+    Assumption 3 (observed counts >= eta_i N_i), Assumption 4
+    (k_i >= 3/(2 eta_i)) and gamma_i < 1/n_i are checked per row.
+
+    The adjacency is the paper's Definition 3: one record changes its category
+    *within* its row, every N_i is fixed and public.  If a record can move to
+    another row, two rows change and the guarantee degrades (book: about
+    eps_i + eps_l); see the chapter "Private transition matrices".
+    """
+    arr = check_counts(counts)
+    n = arr.shape[0]
+    k_rows, eta_rows, gamma_rows = (_per_row(name, v, n) for name, v in
+                                    (("k", k), ("eta", eta), ("gamma", gamma)))
+    N = arr.sum(axis=1)
+    n_rows = (arr > 0).sum(axis=1)
+    eps = np.zeros(n)
+    dlt = np.zeros(n)
+    for i in np.flatnonzero(n_rows >= 2):
+        low = (arr[i] > 0) & (arr[i] < eta_rows[i] * N[i] * (1 - 1e-12))
+        if np.any(low):
+            j = int(np.flatnonzero(low)[0])
+            raise ValueError(
+                f"counts[{i}, {j}]={arr[i, j]:.0f} is below eta*N_i={eta_rows[i] * N[i]:.6g} "
+                f"(eta={eta_rows[i]!r}, N_i={N[i]:.0f}; Assumption 3 on the support of row {i})")
+        try:
+            eps[i] = _epsilon(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
+            dlt[i] = _delta(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
+        except ValueError as err:
+            raise ValueError(f"row {i} (N_i={N[i]:.0f}, n_i={n_rows[i]}): {err}") from err
+    return ChainPrivacy(float(eps.max()), float(dlt.max()), eps, dlt, n_rows)
+
+
+def _per_row(name: str, value, n: int) -> np.ndarray:
+    arr = _checks.as_float_array(name, value)
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+        raise ValueError(f"{name} has shape {arr.shape}: give one value or one per row ({n},)")
+    return np.broadcast_to(arr, (n,)).astype(float)
+
+
+# --------------------------------------------------------------------------- exact tools
+def _distribution(name: str, p) -> np.ndarray:
+    arr = _checks.as_float_array(name, p)
+    if arr.ndim == 0:
+        raise ValueError(f"{name}={p!r} must be a probability vector")
+    bad = arr < 0
+    if np.any(bad):
+        raise ValueError(f"{name} contains {arr[bad][0]!r}: probabilities must be >= 0")
+    sums = arr.sum(axis=-1)
+    bad = np.abs(sums - 1) > SUM_ATOL
+    if np.any(bad):
+        raise ValueError(f"{name} sums to {np.ravel(sums[bad])[0]!r}: a distribution sums to 1")
+    return arr
+
+
+def hockey_stick_discrete(p, q, eps):
+    """Hockey-stick divergence H_eps(p || q) = sum_y max(p_y - e^eps q_y, 0) of two discrete laws.
+
+    A mechanism is (eps, delta)-DP (Definition 4) iff H_eps(M(D) || M(D')) <= delta
+    for every ordered adjacent pair; this is the smallest such delta for one pair.
+    ``p``, ``q``: probability vectors over the same outputs (last axis); ``eps``
+    (>= 0) broadcasts: the result has the shape of ``eps``.
+    """
+    p = _distribution("p", p)
+    q = _distribution("q", q)
+    if p.shape[-1] != q.shape[-1]:
+        raise ValueError(f"p has {p.shape[-1]} outcomes but q has {q.shape[-1]}")
+    e = _checks.as_float_array("eps", eps)
+    if np.any(e < 0):
+        raise ValueError(f"eps={float(e[e < 0].flat[0])!r} must be >= 0")
+    ee = np.exp(e)[..., None]
+    out = np.maximum(p - ee * q, 0.0).sum(axis=-1)
+    return out if np.ndim(out) else float(out)
+
+
+def _mechanism(M) -> np.ndarray:
+    arr = _distribution("M", M)
+    if arr.ndim != 2:
+        raise ValueError(f"M has shape {arr.shape}: a discrete mechanism is a matrix "
+                         "(inputs x outputs)")
+    return arr
+
+
+def _pairs(pairs, n_inputs: int) -> np.ndarray:
+    arr = np.asarray(pairs)
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
+        raise ValueError(f"pairs has shape {arr.shape}: expected a non-empty (p, 2) array of "
+                         "adjacent input indices")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"pairs has dtype {arr.dtype}: input indices are integers")
+    bad = (arr < 0) | (arr >= n_inputs)
+    if np.any(bad):
+        raise ValueError(f"pairs contains input {arr[bad][0]!r}: inputs are 0..{n_inputs - 1}")
+    return arr
+
+
+def profile_discrete(M, pairs, eps):
+    """delta(eps) = max over adjacent pairs, both orders, of H_eps(M(a) || M(b)).
+
+    The exact smallest delta for which the discrete mechanism ``M`` is
+    (eps, delta)-DP (Definition 4) under the adjacency ``pairs``.  ``eps`` broadcasts.
+    """
+    M = _mechanism(M)
+    pr = _pairs(pairs, M.shape[0])
+    a, b = np.concatenate([pr[:, 0], pr[:, 1]]), np.concatenate([pr[:, 1], pr[:, 0]])
+    e = np.asarray(eps, dtype=float)
+    h = hockey_stick_discrete(M[a], M[b], e[..., None])
+    out = np.max(h, axis=-1)
+    return out if np.ndim(out) else float(out)
+
+
+def probabilistic_delta(M, pairs, eps) -> float:
+    """The smallest delta of (eps, delta)-probabilistic DP (Definition 6) for a discrete mechanism.
+
+    Definition 6 asks for ONE output set Omega_2, the same for every input, with
+    P(M(a) in Omega_2) <= delta for all a and log-ratio <= eps outside Omega_2
+    for all adjacent pairs.  Every output y with M[a, y] > e^eps M[b, y] for some
+    adjacent (a, b) (either order) must be in Omega_2, and adding more outputs
+    only raises the probabilities, so the optimal Omega_2 is exactly that set and
+    delta = max_a P(M(a) in Omega_2).  Returns that delta (scalar eps).
+    """
+    M = _mechanism(M)
+    pr = _pairs(pairs, M.shape[0])
+    e = float(_checks.as_float_array("eps", eps))
+    if e < 0:
+        raise ValueError(f"eps={e!r} must be >= 0")
+    a, b = np.concatenate([pr[:, 0], pr[:, 1]]), np.concatenate([pr[:, 1], pr[:, 0]])
+    bad_out = np.any(M[a] > np.exp(e) * M[b] * (1 + 1e-12), axis=0)
+    return float(M[:, bad_out].sum(axis=1).max())
+
+
+def compose_parallel(*mechanisms) -> np.ndarray:
+    """The joint release (M_1(D_1), ..., M_m(D_m)) of independent mechanisms (Lemma 1).
+
+    Each argument is a discrete mechanism matrix (inputs_i x outputs_i).  The
+    result is their Kronecker product: a mechanism whose input is the tuple
+    (a_1, ..., a_m), indexed by ``np.ravel_multi_index((a_1, ..., a_m), sizes)``
+    with ``sizes`` the numbers of inputs, and whose output is the tuple of
+    outputs, indexed the same way; entry = prod_i M_i[a_i, y_i] (independence).
+    """
+    if not mechanisms:
+        raise ValueError("compose_parallel needs at least one mechanism")
+    out = np.ones((1, 1))
+    for s, M in enumerate(mechanisms):
+        try:
+            out = np.kron(out, _mechanism(M))
+        except ValueError as err:
+            raise ValueError(f"mechanism {s}: {err}") from err
+    return out
+
+
+def parallel_adjacency(pairs_per_part, sizes) -> np.ndarray:
+    """Adjacent pairs of the composed input: change ONE part along one of its adjacent pairs.
+
+    ``pairs_per_part[i]`` is the adjacency of part i (a (p_i, 2) array over
+    0..sizes[i]-1); every other part takes every value, the same in both inputs.
+    This is Definition 3's adjacency (one record changes, inside its own D_i).
+    Returns a (p, 2) array of composite indices (see ``compose_parallel``).
+    """
+    sizes = tuple(int(s) for s in sizes)
+    if len(pairs_per_part) != len(sizes):
+        raise ValueError(f"{len(pairs_per_part)} adjacency lists for {len(sizes)} parts")
+    out = []
+    for i, pairs in enumerate(pairs_per_part):
+        pr = _pairs(pairs, sizes[i])
+        others = [range(s) for j, s in enumerate(sizes) if j != i]
+        grid = np.array(np.meshgrid(*others, indexing="ij")).reshape(len(others), -1).T \
+            if others else np.zeros((1, 0), dtype=int)
+        for a, b in pr:
+            ia = np.insert(grid, i, a, axis=1)
+            ib = np.insert(grid, i, b, axis=1)
+            out.append(np.stack([np.ravel_multi_index(ia.T, sizes),
+                                 np.ravel_multi_index(ib.T, sizes)], axis=1))
+    return np.concatenate(out)

@@ -1,0 +1,9 @@
+"""Real data for the book, shipped as package data (see data/PROVENANCE-*.md).
+
+Each module loads one kind of data; the loaders return numpy arrays (and a pandas
+table of names where useful).
+"""
+from .credit import load_credit_ratings
+from .sequences import load_dna, load_weather
+
+__all__ = ["load_credit_ratings", "load_dna", "load_weather"]

@@ -1,0 +1,453 @@
+"""Tests for dpmarkov.chain: counts, Algorithm 2, GTH, Definition 7, Theorems 4-5.
+
+Statistical tests use fixed seeds; their tolerances are 5 standard errors of the
+Monte Carlo mean (estimated from the same sample), as stated at each assert.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+import dpmarkov as dm
+from dpmarkov import chain as ch
+
+SE = 5  # standard errors allowed in every Monte Carlo comparison
+
+
+def random_chain(rng, n, zeros=0.0):
+    P = rng.dirichlet(np.ones(n), size=n)
+    if zeros:
+        P[rng.random((n, n)) < zeros] = 0
+        P[np.arange(n), (np.arange(n) + 1) % n] += 0.1  # a cycle keeps it irreducible
+        P /= P.sum(axis=1, keepdims=True)
+    return P
+
+
+# --------------------------------------------------------------------------- counts
+def test_transition_counts_one_sequence_and_lists():
+    assert np.array_equal(dm.transition_counts([0, 1, 1, 0], 2), [[0, 1], [1, 1]])
+    # no transition is counted across the boundary of two sequences
+    two = dm.transition_counts([[0, 1, 2, 2], [1, 0]], 3)
+    assert np.array_equal(two, [[0, 1, 0], [1, 0, 1], [0, 0, 1]])
+    arr = dm.transition_counts(np.array([[0, 1], [1, 1]]), 2)
+    assert np.array_equal(arr, [[0, 1], [0, 1]])
+    assert np.array_equal(dm.transition_counts(np.array([2, 0]), 3), [[0, 0, 0]] * 2 + [[1, 0, 0]])
+    assert dm.transition_counts([[0], [1]], 2).sum() == 0  # length-1 sequences: no transition
+
+
+def test_transition_counts_matches_a_loop():
+    rng = np.random.default_rng(0)
+    seq = rng.integers(0, 4, size=500)
+    expect = np.zeros((4, 4))
+    for a, b in zip(seq[:-1], seq[1:]):
+        expect[a, b] += 1
+    assert np.array_equal(dm.transition_counts(seq, 4), expect)
+    assert np.array_equal(dm.transition_counts_from_pairs(seq[:-1], seq[1:], 4), expect)
+
+
+@pytest.mark.parametrize("args, match", [
+    (([0, 3], 3), "state 3"),
+    (([0, -1], 3), "state -1"),
+    (([0, 1.5], 3), "non-integer"),
+    (([0, 1], 0), "n=0 must be a whole number >= 1"),
+    (([0, 1], 2.5), "whole number"),
+    ((5, 3), "sequence of states"),
+    (([[0, 1], [[0, 1]]], 3), "1-D"),
+])
+def test_transition_counts_rejects(args, match):
+    with pytest.raises(ValueError, match=match):
+        dm.transition_counts(*args)
+
+
+def test_transition_counts_from_pairs_rejects_unpaired():
+    with pytest.raises(ValueError, match="pair up"):
+        dm.transition_counts_from_pairs([0, 1], [1], 2)
+
+
+# --------------------------------------------------------------------------- checks
+@pytest.mark.parametrize("counts, match", [
+    ([[1, 2, 3]], "square"),
+    ([[1, -1], [1, 1]], ">= 0"),
+    ([[1, 0.5], [1, 1]], "whole numbers"),
+    ([[1, 1], [0, 0]], "row 1 .* all zero"),
+    ([[1, np.nan], [1, 1]], "finite"),
+    (np.ones((2, 2, 2)), "one \\(n, n\\)"),
+])
+def test_check_counts_rejects(counts, match):
+    with pytest.raises(ValueError, match=match):
+        dm.check_counts(counts)
+
+
+def test_check_feasible_observed():
+    counts = np.array([[0, 2], [1, 1]])
+    feasible = counts > 0
+    assert np.array_equal(dm.check_feasible_observed(counts, feasible), counts)
+    assert np.array_equal(dm.check_feasible_observed(counts), counts)
+    with pytest.raises(ValueError, match="0->0 is feasible but was never observed"):
+        dm.check_feasible_observed(counts, np.ones((2, 2), bool))
+    with pytest.raises(ValueError, match="1->0 is marked infeasible"):
+        dm.check_feasible_observed(counts, np.array([[False, True], [False, True]]))
+    with pytest.raises(ValueError, match="boolean array of shape"):
+        dm.check_feasible_observed(counts, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="all zero"):
+        dm.check_feasible_observed([[0, 0], [1, 1]])
+
+
+def test_check_irreducible():
+    P = np.array([[0.5, 0.5, 0], [0, 0.5, 0.5], [0.5, 0, 0.5]])
+    assert np.array_equal(dm.check_irreducible(P), P)
+    absorbing = np.array([[1, 0, 0], [0.5, 0.5, 0], [0, 0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"reducible: 3 communicating classes; states \{0\} form a "
+                                         r"closed class .*Assumption 5"):
+        dm.check_irreducible(absorbing)
+    with pytest.raises(ValueError, match="matrix 1 of the stack"):
+        dm.check_irreducible(np.stack([P, absorbing]))
+    with pytest.raises(ValueError, match="square"):
+        dm.check_irreducible(np.ones(3))
+
+
+def test_check_stochastic():
+    with pytest.raises(ValueError, match=">= 0"):
+        dm.check_stochastic([[1.5, -0.5], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="row 1 of P sums to"):
+        dm.check_stochastic([[0.5, 0.5], [0.5, 0.6]])
+
+
+# --------------------------------------------------------------------------- stationary
+def power_iteration(P, steps=4000):
+    lazy = 0.5 * (P + np.eye(P.shape[-1]))  # same pi, aperiodic
+    return np.linalg.matrix_power(lazy, steps)[0]
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 20])
+def test_stationary_gth_solve_power_agree(n):
+    rng = np.random.default_rng(n)
+    P = random_chain(rng, n, zeros=0.5 if n > 3 else 0)
+    pi = dm.stationary_distribution(P)
+    assert pi.shape == (n,) and np.isclose(pi.sum(), 1, atol=1e-14)
+    assert np.allclose(pi @ P, pi, atol=1e-14)
+    assert np.allclose(pi, dm.stationary_distribution(P, method="solve"), atol=1e-13)
+    assert np.allclose(pi, power_iteration(P), atol=1e-12)
+
+
+def test_stationary_on_a_stack_matches_one_by_one():
+    rng = np.random.default_rng(1)
+    S = np.stack([[random_chain(rng, 5) for _ in range(3)] for _ in range(2)])  # (2, 3, 5, 5)
+    pis = dm.stationary_distribution(S)
+    assert pis.shape == (2, 3, 5)
+    for idx in itertools.product(range(2), range(3)):
+        assert np.allclose(pis[idx], dm.stationary_distribution(S[idx]), atol=1e-15)
+    assert np.allclose(dm.stationary_distribution(S, method="solve"), pis, atol=1e-13)
+
+
+def test_gth_keeps_relative_accuracy_on_a_nearly_decomposable_chain():
+    # birth-death chain with tiny up-rates: pi spans ~1e-60, known by detailed balance
+    n, up, down = 6, 1e-12, 0.5
+    P = np.zeros((n, n))
+    for i in range(n):
+        if i < n - 1:
+            P[i, i + 1] = up
+        if i > 0:
+            P[i, i - 1] = down
+        P[i, i] = 1 - P[i].sum()
+    ratio = up / down
+    exact = ratio ** np.arange(n)
+    exact /= exact.sum()
+    pi = dm.stationary_distribution(P)
+    assert np.max(np.abs(pi / exact - 1)) < 1e-12, "GTH loses relative accuracy"
+    # a plain solve gets the tiny entries wrong by orders of magnitude
+    solve = dm.stationary_distribution(P, method="solve")
+    assert np.max(np.abs(solve / exact - 1)) > 1e-6
+
+
+def test_stationary_periodic_and_trivial():
+    assert np.allclose(dm.stationary_distribution([[0, 1], [1, 0]]), [0.5, 0.5])
+    assert np.array_equal(dm.stationary_distribution([[1.0]]), [1.0])
+
+
+def test_stationary_rejects():
+    with pytest.raises(ValueError, match="reducible"):
+        dm.stationary_distribution([[1, 0], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="sums to"):
+        dm.stationary_distribution([[0.5, 0.6], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="method"):
+        dm.stationary_distribution([[0.5, 0.5], [0.5, 0.5]], method="eig")
+
+
+# --------------------------------------------------------------------------- fundamental matrix
+def test_fundamental_matrix_identities_and_the_printed_sign():
+    rng = np.random.default_rng(3)
+    P = random_chain(rng, 6, zeros=0.4)
+    pi = dm.stationary_distribution(P)
+    Z = dm.fundamental_matrix(P)
+    one = np.ones((6, 1))
+    I = np.eye(6)
+    assert np.allclose(Z @ (I - P + one * pi), I, atol=1e-12)
+    assert np.allclose(pi @ Z, pi, atol=1e-12)
+    assert np.allclose(Z @ np.ones(6), 1, atol=1e-12)
+    A = I - P  # Z - 1 pi^T is the group inverse of I - P
+    G = Z - one * pi
+    assert np.allclose(A @ G @ A, A, atol=1e-12) and np.allclose(G @ A @ G, G, atol=1e-12)
+    assert np.allclose(A @ G, G @ A, atol=1e-12)
+    # the perturbation identity pi~ - pi = pi~^T (P~ - P) Z holds with the plus sign ...
+    Pt = random_chain(rng, 6)
+    pit = dm.stationary_distribution(Pt)
+    assert np.allclose(pit - pi, pit @ (Pt - P) @ Z, atol=1e-12)
+    # the paper's printed minus sign gives Z - 2 1 pi^T: not the fundamental matrix ...
+    Zm = np.linalg.inv(I - P - one * pi)
+    assert np.allclose(Zm, Z - 2 * one * pi, atol=1e-12)
+    assert np.allclose(pi @ Zm, -pi, atol=1e-12) and np.allclose(Zm @ np.ones(6), -1, atol=1e-12)
+    # ... but equal to Z on zero-sum row vectors, so the identity survives; norms differ
+    assert np.allclose(pit - pi, pit @ (Pt - P) @ Zm, atol=1e-12)
+    assert not np.isclose(np.abs(Zm).sum(axis=0).max(), np.abs(Z).sum(axis=0).max())
+
+
+def test_fundamental_matrix_stack():
+    rng = np.random.default_rng(4)
+    S = np.stack([random_chain(rng, 4) for _ in range(3)])
+    Z = dm.fundamental_matrix(S)
+    assert Z.shape == (3, 4, 4)
+    assert np.allclose(Z[2], dm.fundamental_matrix(S[2]))
+
+
+# --------------------------------------------------------------------------- ergodicity
+def tau_by_vertices(G):
+    """max ||G^T z||_inf over the vertices of {z in [-1,1]^n, sum z = 0} (brute force)."""
+    n = G.shape[0]
+    best = 0.0
+    h = n // 2
+    for plus in itertools.combinations(range(n), h):
+        rest = [i for i in range(n) if i not in plus]
+        for minus in itertools.combinations(rest, h):
+            z = np.zeros(n)
+            z[list(plus)], z[list(minus)] = 1, -1
+            best = max(best, np.abs(G.T @ z).max())
+    return best
+
+
+def tau_by_lp(G):
+    """The same maximum by linear programming: for each column j and sign s, max s G[:,j]^T z."""
+    n = G.shape[0]
+    best = 0.0
+    for j in range(n):
+        for s in (1, -1):
+            res = linprog(-s * G[:, j], A_eq=np.ones((1, n)), b_eq=[0], bounds=[(-1, 1)] * n)
+            best = max(best, -res.fun)
+    return best
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7])
+def test_ergodicity_coefficient_closed_form(n):
+    rng = np.random.default_rng(10 + n)
+    for G in (random_chain(rng, n), random_chain(rng, n, zeros=0.5), rng.normal(size=(n, n))):
+        tau = dm.ergodicity_coefficient(G)
+        assert np.isclose(tau, tau_by_vertices(G), atol=1e-12)
+        assert np.isclose(tau, tau_by_lp(G), atol=1e-8)
+
+
+def test_ergodicity_coefficient_vs_dobrushin():
+    rng = np.random.default_rng(20)
+    P2 = random_chain(rng, 2)
+    assert np.isclose(dm.ergodicity_coefficient(P2), dm.dobrushin_coefficient(P2))
+    assert np.isclose(dm.ergodicity_coefficient(P2), abs(1 - P2[0, 1] - P2[1, 0]))
+    # Definition 7 can exceed 1 (n >= 4); Dobrushin never does
+    P = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]], float)
+    assert dm.ergodicity_coefficient(P) == 2.0 and dm.dobrushin_coefficient(P) == 1.0
+    # a rank-one chain (all rows equal) has both = 0
+    assert dm.ergodicity_coefficient(np.tile([0.2, 0.3, 0.5], (3, 1))) == 0
+    # n = 3: equal (a zero-sum difference of 3 entries has its positive part in one column
+    # or its negative part in one column)
+    S3 = np.stack([random_chain(rng, 3, zeros=0.3) for _ in range(50)])
+    assert np.allclose(dm.ergodicity_coefficient(S3), dm.dobrushin_coefficient(S3), atol=1e-14)
+    for n in (4, 5, 8):
+        S = np.stack([random_chain(rng, n) for _ in range(20)])
+        lam2 = np.sort(np.abs(np.linalg.eigvals(S)), axis=-1)[:, -2]
+        tau, dob = dm.ergodicity_coefficient(S), dm.dobrushin_coefficient(S)
+        assert tau.shape == (20,) and np.all(lam2 <= tau + 1e-12) and np.all(lam2 <= dob + 1e-12)
+        assert np.all(dob <= 1 + 1e-12)
+        assert np.any(np.abs(tau - dob) > 1e-3)  # they are different coefficients
+
+
+def test_dobrushin_is_the_one_norm_coefficient():
+    # tau_1(P) = max ||P^T z||_1 over the vertices (e_i - e_l)/2 of {||z||_1 <= 1, sum z = 0}
+    rng = np.random.default_rng(21)
+    P = random_chain(rng, 5)
+    best = max(np.abs(P.T @ (np.eye(5)[i] - np.eye(5)[l]) / 2).sum()
+               for i in range(5) for l in range(5))
+    assert np.isclose(dm.dobrushin_coefficient(P), best)
+
+
+# --------------------------------------------------------------------------- Algorithm 2
+COUNTS = np.array([[6, 3, 0, 1], [2, 2, 4, 0], [0, 5, 5, 10], [1, 1, 1, 1]], float)
+
+
+def test_privatize_chain_moments_per_row():
+    k = np.array([20.0, 40.0, 80.0, 10.0])
+    draws = dm.privatize_chain(COUNTS, k, rng=0, size=20000)
+    assert draws.shape == (20000, 4, 4)
+    assert np.allclose(draws.sum(axis=-1), 1, atol=1e-12)
+    C = COUNTS / COUNTS.sum(axis=1, keepdims=True)
+    mean, var = draws.mean(axis=0), draws.var(axis=0)
+    # Dirichlet moments: E = C, Var = C(1-C)/(k+1); tolerance 5 standard errors of the mean
+    se = np.sqrt(C * (1 - C) / (k[:, None] + 1) / 20000)
+    assert np.all(np.abs(mean - C) <= SE * se + 1e-15)
+    exact_var = C * (1 - C) / (k[:, None] + 1)
+    # SE of a sample variance ~ sqrt(2/(m-1)) * var for near-normal entries; allow 5 of them
+    assert np.allclose(var, exact_var, rtol=SE * 2 * np.sqrt(2 / 19999), atol=1e-15)
+
+
+def test_privatize_chain_keeps_zero_support_exactly():
+    draws = dm.privatize_chain(COUNTS, 15, rng=1, size=500)
+    assert np.all(draws[:, COUNTS == 0] == 0)
+    assert np.all(draws[:, COUNTS > 0] > 0)
+    one = dm.privatize_chain([[0, 3], [2, 2]], 10, rng=2)
+    assert one.shape == (2, 2) and one[0, 0] == 0 and one[0, 1] == 1  # support of size 1
+
+
+def test_privatize_chain_batching_is_invisible():
+    whole = dm.privatize_chain(COUNTS, 12, rng=7, size=25)
+    batched = dm.privatize_chain(COUNTS, 12, rng=7, size=25, batch=4)
+    assert np.array_equal(whole, batched)
+    blocks = list(dm.iter_privatize_chain(COUNTS, 12, size=25, batch=10, rng=7))
+    assert [b.shape[0] for b in blocks] == [10, 10, 5]
+    assert np.array_equal(np.concatenate(blocks), whole)
+    first = dm.privatize_chain(COUNTS, 12, rng=7)
+    assert np.array_equal(first, whole[0])
+
+
+def test_privatize_chain_per_row_k_matters():
+    # a row with 10x larger k has 10x-ish smaller variance; rows are independent draws
+    draws = dm.privatize_chain([[5, 5], [5, 5]], [10.0, 100.0], rng=3, size=4000)
+    v0, v1 = draws[:, 0, 0].var(), draws[:, 1, 0].var()
+    assert abs(v0 - 0.25 / 11) < SE * 0.25 / 11 * np.sqrt(2 / 3999)
+    assert abs(v1 - 0.25 / 101) < SE * 0.25 / 101 * np.sqrt(2 / 3999)
+    assert abs(np.corrcoef(draws[:, 0, 0], draws[:, 1, 0])[0, 1]) < SE / np.sqrt(4000)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(counts=[[1, 1], [0, 0]], k=10), "all zero"),
+    (dict(counts=COUNTS, k=[1.0, 2.0]), "one per row"),
+    (dict(counts=COUNTS, k=0), "must be > 0"),
+    (dict(counts=COUNTS, k=10, size=0), "size=0 must be a whole number >= 1"),
+    (dict(counts=COUNTS, k=10, size=2.5), "size=2.5 must be a whole number"),
+    (dict(counts=COUNTS, k=10, size=3, batch=0), "batch=0 must be a whole number >= 1"),
+    (dict(counts=COUNTS, k=100, eta=0.2), "Assumption 3 on the support of row 0"),
+    (dict(counts=COUNTS, k=10, eta=0.1), r"below 3/\(2\*eta\)"),
+    (dict(counts=COUNTS, k=10, eta=0.3), "Assumption 3"),
+])
+def test_privatize_chain_rejects(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        dm.privatize_chain(rng=0, **kwargs)
+
+
+def test_privatize_chain_eta_accepted_on_support():
+    eta = np.minimum(dm.row_eta(COUNTS), 0.24)
+    assert np.allclose(dm.row_eta(COUNTS), [0.1, 0.25, 0.25, 0.25])
+    out = dm.privatize_chain(COUNTS, 1.5 / eta, eta=eta, rng=0)
+    assert np.allclose(out.sum(axis=1), 1)
+
+
+# --------------------------------------------------------------------------- Theorems 4-5
+def test_row_kl_bounds_are_corollary_1_on_the_support():
+    L = dm.row_kl_bounds(COUNTS, 30)
+    assert np.isclose(L[0], dm.kl_bound(30, 10, 3))   # row 0: N=10 on 3 observed categories
+    assert np.isclose(L[3], dm.kl_bound(30, 4, 4))
+    assert dm.row_kl_bounds([[0, 4], [1, 1]], 30)[0] == 0  # one feasible transition: exact
+
+
+def test_printed_bounds_formula():
+    counts = np.array([[8, 2], [3, 7]], float)
+    k = 25.0
+    P = counts / counts.sum(axis=1, keepdims=True)
+    pi = dm.stationary_distribution(P)
+    Z = dm.fundamental_matrix(P)
+    L = pi @ np.array([dm.kl_bound(k, 10, 2)] * 2)
+    assert np.isclose(dm.ergodicity_bound(counts, k), np.sqrt(2 * L))
+    assert np.isclose(dm.stationary_tv_bound(counts, k),
+                      0.5 * np.abs(Z).sum(axis=0).max() * np.sqrt(2 * L))
+    assert np.isclose(dm.stationary_tv_bound(counts, k, z_norm="inf"),
+                      0.5 * np.abs(Z).sum(axis=1).max() * np.sqrt(2 * L))
+    with pytest.raises(ValueError, match="z_norm"):
+        dm.stationary_tv_bound(counts, k, z_norm="2")
+    with pytest.raises(ValueError, match="coefficient"):
+        dm.ergodicity_bound_corrected(counts, k, coefficient="tau")
+
+
+def mc(counts, k, size, seed):
+    counts = np.asarray(counts, float)
+    P = counts / counts.sum(axis=1, keepdims=True)
+    Pt = dm.privatize_chain(counts, k, rng=seed, size=size)
+    pi, pit = dm.stationary_distribution(P), dm.stationary_distribution(Pt)
+    tv = 0.5 * np.abs(pit - pi).sum(axis=-1)
+    dtau = np.abs(dm.ergodicity_coefficient(Pt) - dm.ergodicity_coefficient(P))
+    ddob = np.abs(dm.dobrushin_coefficient(Pt) - dm.dobrushin_coefficient(P))
+    return [(x.mean(), x.std(ddof=1) / np.sqrt(size)) for x in (tv, dtau, ddob)]
+
+
+@pytest.mark.parametrize("counts, k", [
+    ([[8, 2], [3, 7]], 25.0),
+    ([[5, 3, 2], [1, 6, 3], [2, 2, 6]], 40.0),
+    ([[20, 1, 1], [1, 20, 1], [1, 1, 20]], [70.0, 70.0, 70.0]),
+])
+def test_corrected_bounds_hold_by_monte_carlo(counts, k):
+    (tv, s_tv), (dt, s_dt), (dd, s_dd) = mc(counts, k, 4000, 0)
+    # a bound holds if the MC mean is below it up to 5 standard errors
+    assert tv <= dm.stationary_tv_bound_corrected(counts, k) + SE * s_tv
+    assert tv <= dm.stationary_tv_bound(counts, k) + SE * s_tv  # the printed one holds here too
+    assert dt <= dm.ergodicity_bound_corrected(counts, k) + SE * s_dt
+    assert dd <= dm.ergodicity_bound_corrected(counts, k, coefficient="dobrushin") + SE * s_dd
+
+
+def test_theorem_5_as_printed_fails_for_definition_7():
+    # rank-one chain, every row (n-1, 1, ..., 1): tau_inf(P) = 0, noise piles up in column 0
+    n = 20
+    counts = np.tile([n - 1] + [1] * (n - 1), (n, 1)).astype(float)
+    k = 3 * (n - 1)  # = 3/(2 eta) with eta = 1/(2(n-1)): the strongest privacy allowed
+    _, (dt, s_dt), (dd, s_dd) = mc(counts, k, 300, 1)
+    printed = dm.ergodicity_bound(counts, k)
+    assert dt - SE * s_dt > printed, f"E|dtau|={dt:.3f} should exceed sqrt(2L)={printed:.3f}"
+    assert dt <= dm.ergodicity_bound_corrected(counts, k) + SE * s_dt
+    assert dd <= dm.ergodicity_bound_corrected(counts, k, coefficient="dobrushin") + SE * s_dd
+
+
+def test_theorem_5_as_printed_fails_for_a_rarely_visited_noisy_row():
+    # two states (n = 2: Definition 7 = Dobrushin): state 1 is rare and its row is noisy,
+    # so the pi-weighted L hides its noise
+    counts = np.array([[99800, 200], [1, 9]], float)
+    k = np.array([1e4, 15.0])
+    _, (dt, s_dt), (dd, s_dd) = mc(counts, k, 4000, 2)
+    printed = dm.ergodicity_bound(counts, k)
+    assert dt - SE * s_dt > printed
+    assert np.isclose(dt, dd)
+    assert dt <= dm.ergodicity_bound_corrected(counts, k) + SE * s_dt
+
+
+def test_credit_ratings_break_assumptions_5_and_6():
+    from dpmarkov.datasets import load_credit_ratings
+    counts, names = load_credit_ratings()
+    assert names == ("AAA", "AA", "A", "BBB", "BB", "B", "C", "D") and counts.sum() == 6473
+    with pytest.raises(ValueError, match="row 7 of counts is all zero"):
+        dm.check_counts(counts)
+    with pytest.raises(ValueError, match=r"states \{7\} form a closed class"):
+        dm.check_irreducible(counts)
+    with pytest.raises(ValueError, match="all zero"):
+        dm.privatize_chain(counts, 100, rng=0)
+
+
+def test_underflow_and_shape_errors():
+    with pytest.raises(ValueError, match="underflowed"):
+        dm.privatize_chain([[1, 1], [1, 1]], 1e-300, rng=0, size=5)
+    with pytest.raises(ValueError, match="square"):
+        dm.ergodicity_coefficient(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="square"):
+        dm.dobrushin_coefficient(np.ones(3))
+    with pytest.raises(ValueError, match="reducible"):
+        dm.fundamental_matrix([[1, 0], [0, 1]])
+
+
+def test_iter_privatize_chain_checks_inputs_at_the_call():
+    with pytest.raises(ValueError, match="all zero"):
+        dm.iter_privatize_chain([[0, 0], [1, 1]], 10, size=3)   # no next() needed

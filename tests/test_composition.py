@@ -1,0 +1,184 @@
+"""Tests for dpmarkov.composition: Theorem 3 and the exact discrete tools behind Lemma 1.
+
+Everything here is an exact finite sum: no Monte Carlo, tolerances are rounding only.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dpmarkov as dm
+
+
+def leaky_rr(N, eps, leak):
+    """A row that releases its count c in 0..N: with prob. `leak` the true c (tagged), else
+    (N+1)-ary randomized response with P(y = c) = e^eps / (e^eps + N).
+
+    (eps, leak)-probabilistic DP for adjacency c <-> c +- 1: the tagged outputs are Omega_2.
+    Inputs 0..N; outputs 0..N (randomized response) then N+1..2N+1 (leaks).
+    """
+    m = N + 1
+    rr = np.full((m, m), 1.0)
+    rr[np.diag_indices(m)] = np.exp(eps)
+    rr /= rr.sum(axis=1, keepdims=True)
+    return np.hstack([(1 - leak) * rr, leak * np.eye(m)])
+
+
+def line_pairs(N):
+    return np.array([(c, c + 1) for c in range(N)])
+
+
+# --------------------------------------------------------------------------- hockey stick
+def test_hockey_stick_basics():
+    p, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])
+    assert dm.hockey_stick_discrete(p, q, 0) == pytest.approx(0.3)  # = total variation
+    assert dm.hockey_stick_discrete(p, p, 0) == 0
+    assert dm.hockey_stick_discrete(p, q, np.log(2.5)) == pytest.approx(0.0)
+    assert dm.hockey_stick_discrete(p, q, np.log(2)) == pytest.approx(0.1)
+    out = dm.hockey_stick_discrete(p, q, [0, np.log(2), 5])
+    assert out.shape == (3,) and np.allclose(out, [0.3, 0.1, 0])
+    # the smallest delta with P(T) <= e^eps Q(T) + delta for all T: check over all 8 sets T
+    eps = 0.3
+    worst = max(p[list(T)].sum() - np.exp(eps) * q[list(T)].sum()
+                for T in [[], [0], [1], [2], [0, 1], [0, 2], [1, 2], [0, 1, 2]])
+    assert dm.hockey_stick_discrete(p, q, eps) == pytest.approx(worst)
+
+
+@pytest.mark.parametrize("p, q, eps, match", [
+    ([0.5, 0.6], [0.5, 0.5], 0, "sums to"),
+    ([1.5, -0.5], [0.5, 0.5], 0, ">= 0"),
+    ([0.5, 0.5], [1.0, 0, 0], 0, "outcomes"),
+    ([0.5, 0.5], [0.5, 0.5], -1, "eps=-1.0 must be >= 0"),
+    ([0.5, np.nan], [0.5, 0.5], 0, "finite"),
+    (0.5, [0.5, 0.5], 0, "probability vector"),
+])
+def test_hockey_stick_rejects(p, q, eps, match):
+    with pytest.raises(ValueError, match=match):
+        dm.hockey_stick_discrete(p, q, eps)
+
+
+def test_profile_and_probabilistic_delta_of_one_row():
+    N, eps, leak = 3, 0.7, 0.05
+    M = leaky_rr(N, eps, leak)
+    pairs = line_pairs(N)
+    # conventional DP: delta(eps) = leak exactly; below eps the RR part adds to it
+    assert dm.profile_discrete(M, pairs, eps) == pytest.approx(leak)
+    assert dm.profile_discrete(M, pairs, 0.2) > leak
+    assert dm.profile_discrete(M, pairs, [0.2, eps]).shape == (2,)
+    # probabilistic DP (Definition 6): Omega_2 = the leak outputs, delta = leak
+    assert dm.probabilistic_delta(M, pairs, eps) == pytest.approx(leak)
+    assert dm.probabilistic_delta(M, pairs, 0.5) == pytest.approx(1.0)  # every output bad
+
+
+@pytest.mark.parametrize("M, pairs, match", [
+    (np.ones(3) / 3, [(0, 1)], "matrix"),
+    (np.eye(2), [(0, 2)], "inputs are 0..1"),
+    (np.eye(2), [(0, 1, 1)], r"\(p, 2\)"),
+    (np.eye(2), np.zeros((0, 2), int), r"\(p, 2\)"),
+    (np.eye(2), [(0.0, 1.0)], "integers"),
+    ([[0.5, 0.6], [0.5, 0.5]], [(0, 1)], "sums to"),
+])
+def test_profile_rejects(M, pairs, match):
+    with pytest.raises(ValueError, match=match):
+        dm.profile_discrete(M, pairs, 1.0)
+    with pytest.raises(ValueError, match=match):
+        dm.probabilistic_delta(M, pairs, 1.0)
+
+
+def test_probabilistic_delta_rejects_negative_eps():
+    with pytest.raises(ValueError, match=">= 0"):
+        dm.probabilistic_delta(np.eye(2), [(0, 1)], -0.1)
+
+
+# --------------------------------------------------------------------------- composition
+def test_compose_parallel_is_the_independent_joint_law():
+    A, B = leaky_rr(2, 0.5, 0.1), leaky_rr(1, 1.0, 0.2)
+    J = dm.compose_parallel(A, B)
+    assert J.shape == (3 * 2, 6 * 4)
+    a, b, y, z = 2, 1, 4, 3
+    row = np.ravel_multi_index((a, b), (3, 2))
+    col = np.ravel_multi_index((y, z), (6, 4))
+    assert J[row, col] == pytest.approx(A[a, y] * B[b, z])
+    assert np.allclose(J.sum(axis=1), 1)
+    with pytest.raises(ValueError, match="at least one"):
+        dm.compose_parallel()
+    with pytest.raises(ValueError, match="mechanism 1"):
+        dm.compose_parallel(A, [[0.5, 0.6]])
+
+
+def test_parallel_adjacency_changes_exactly_one_part():
+    sizes = (3, 2, 4)
+    parts = [line_pairs(2), line_pairs(1), line_pairs(3)]
+    pairs = dm.parallel_adjacency(parts, sizes)
+    assert len(pairs) == 2 * 8 + 1 * 12 + 3 * 6
+    for a, b in pairs:
+        ta, tb = np.unravel_index(a, sizes), np.unravel_index(b, sizes)
+        diff = [i for i in range(3) if ta[i] != tb[i]]
+        assert len(diff) == 1 and abs(ta[diff[0]] - tb[diff[0]]) == 1
+    with pytest.raises(ValueError, match="adjacency lists"):
+        dm.parallel_adjacency(parts[:2], sizes)
+
+
+def test_lemma_1_exactly_for_three_rows():
+    specs = [(2, 0.4, 0.02), (3, 1.1, 0.05), (1, 0.7, 0.03)]  # (N_i, eps_i, delta_i)
+    rows = [leaky_rr(*s) for s in specs]
+    J = dm.compose_parallel(*rows)
+    sizes = [N + 1 for N, _, _ in specs]
+    pairs = dm.parallel_adjacency([line_pairs(N) for N, _, _ in specs], sizes)
+    eps_max, delta_max = max(s[1] for s in specs), max(s[2] for s in specs)
+    # conventional DP of the composition: exactly (max eps, max delta) -- the lemma's claim
+    assert dm.profile_discrete(J, pairs, eps_max) == pytest.approx(delta_max)
+    # the composed profile is the max of the parts' profiles at every eps
+    for e in (0.0, 0.3, 0.8, 2.0):
+        parts = max(dm.profile_discrete(M, line_pairs(N), e) for M, (N, _, _) in zip(rows, specs))
+        assert dm.profile_discrete(J, pairs, e) == pytest.approx(parts)
+    # probabilistic DP of the composition: delta = 1 - prod(1 - delta_i) > max delta_i,
+    # so the proof's step P(M(D) in Omega_2) <= max delta_i is false
+    pd = dm.probabilistic_delta(J, pairs, eps_max)
+    assert pd == pytest.approx(1 - np.prod([1 - s[2] for s in specs]))
+    assert pd > delta_max + 0.04
+
+
+def test_a_record_moving_between_rows_breaks_the_max_rule():
+    # two rows of 2 binary records each; a record moves from row 0 (its count drops) to
+    # row 1 (its count rises): both parts change at once
+    eps, leak = 0.8, 0.05
+    M = leaky_rr(2, eps, leak)
+    J = dm.compose_parallel(M, M)
+    moved = np.array([(np.ravel_multi_index((c0, c1), (3, 3)),
+                       np.ravel_multi_index((c0 - 1, c1 + 1), (3, 3)))
+                      for c0 in (1, 2) for c1 in (0, 1)])
+    d_max = dm.profile_discrete(J, moved, eps)
+    assert d_max > leak + 0.03          # the max rule fails ...
+    # ... the pair is (2 eps, 1 - (1 - delta)^2)-DP exactly (<= sum of deltas)
+    d_sum = dm.profile_discrete(J, moved, 2 * eps)
+    assert d_sum == pytest.approx(1 - (1 - leak) ** 2, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- Theorem 3
+def test_chain_privacy_is_the_max_over_rows():
+    counts = np.array([[6, 3, 0, 1], [2, 2, 4, 0], [0, 0, 7, 0], [1, 1, 1, 1]], float)
+    eta = np.array([0.1, 0.2, 0.2, 0.2])
+    k = np.array([15.0, 7.5, 10.0, 7.5])
+    gamma = 0.01
+    out = dm.chain_privacy(counts, k, eta, gamma)
+    expect_eps = [dm.epsilon(15, 0.1, 10, 3, gamma), dm.epsilon(7.5, 0.2, 8, 3, gamma), 0,
+                  dm.epsilon(7.5, 0.2, 4, 4, gamma)]
+    expect_delta = [dm.delta(15, 0.1, 10, 3, gamma), dm.delta(7.5, 0.2, 8, 3, gamma), 0,
+                    dm.delta(7.5, 0.2, 4, 4, gamma)]
+    assert np.allclose(out.epsilon_rows, expect_eps)
+    assert np.allclose(out.delta_rows, expect_delta)
+    assert out.epsilon == max(expect_eps) and out.delta == max(expect_delta)
+    assert np.array_equal(out.n_rows, [3, 3, 1, 4])
+
+
+@pytest.mark.parametrize("k, eta, gamma, match", [
+    (20.0, 0.15, 0.01, "Assumption 3 on the support of row 0"),
+    (5.0, 0.1, 0.01, r"row 0 .*below 3/\(2\*eta\)"),
+    (20.0, 0.1, 0.34, r"row 0 .*1/n"),
+    ([20.0, 20.0], 0.1, 0.01, "one per row"),
+])
+def test_chain_privacy_rejects(k, eta, gamma, match):
+    counts = np.array([[6, 3, 1], [2, 2, 4], [3, 3, 3]], float)
+    with pytest.raises(ValueError, match=match):
+        dm.chain_privacy(counts, k, eta, gamma)
