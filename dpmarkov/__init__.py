@@ -12,7 +12,9 @@ Private Data-Driven Markov Chain Modeling" (arXiv 2602.22443).  One module per i
 Seeded randomness (``rng=0``) is for teaching and testing; a real release uses
 the default ``rng=None`` (fresh OS entropy).
 """
-from .accuracy import expected_kl, kl_bound, kl_divergence
+from .accuracy import (coordinate_variance, expected_kl, expected_l1, expected_tv,
+                       expected_tv_bound, k_for_kl, kl_bound, kl_bound_bordered, kl_divergence,
+                       tail_bound, tail_bound_subgaussian)
 from .audit import audit_hockey_stick
 from .chain import (check_counts, check_feasible_observed, check_irreducible, check_stochastic,
                     dobrushin_coefficient, ergodicity_bound, ergodicity_bound_corrected,
@@ -31,6 +33,8 @@ from .simplex import check_assumption_3, count_vector, in_bordered_simplex, in_s
 __version__ = "0.1.0"
 
 __all__ = [
+    "coordinate_variance", "expected_l1", "expected_tv", "expected_tv_bound", "k_for_kl",
+    "kl_bound_bordered", "tail_bound", "tail_bound_subgaussian",
     "check_assumption_3", "count_vector", "delta", "dirichlet_parameters", "epsilon",
     "epsilon_star", "exit_probability_union", "expected_kl", "in_bordered_simplex",
     "in_simplex", "k_for_epsilon", "k_min", "kl_bound", "kl_divergence", "log_density",
@@ -44,3 +48,11 @@ __all__ = [
     "row_eta", "row_kl_bounds", "stationary_distribution", "stationary_tv_bound",
     "stationary_tv_bound_corrected", "transition_counts", "transition_counts_from_pairs",
 ]
+
+
+def __getattr__(name):
+    """``dm.datasets`` is imported on first use (it needs pandas; the core does not)."""
+    if name == "datasets":
+        import importlib
+        return importlib.import_module(".datasets", __name__)
+    raise AttributeError(f"module 'dpmarkov' has no attribute {name!r}")

@@ -1,64 +1,294 @@
-"""Accuracy of the Dirichlet mechanism: Theorem 2 (eq. (8)) and Corollary 1.
+"""Accuracy of the Dirichlet mechanism: Theorem 2 (eq. (8)), Corollary 1, and more.
 
-Book: chapter "The Dirichlet mechanism" (first use) and the accuracy part.
+The private output C~ ~ Dir(k C) is compared with the count vector C it hides.
+Theorem 2 gives E[KL(C || C~)]; Corollary 1 bounds it without knowing C; the
+other functions give the variance, the expected L1 / total-variation error and
+tail bounds, all from the Beta marginals X_i = C~_i ~ Beta(k C_i, k (1 - C_i)).
+
+Book: chapters "Expected KL divergence" (Theorem 2 and the other measures),
+"The worst case" (Corollary 1, the inverse k(KL)) and the grade case study.
+
+Two remainders keep the formulas free of cancellation for large arguments:
+r(x) = psi(x) - log x and R(x) = log Gamma(x) - [(x - 1/2) log x - x + log(2 pi)/2],
+each summed from its asymptotic (Bernoulli) series for x >= 10.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import digamma, xlogy
+from scipy.optimize import brentq
+from scipy.special import betainc, betaincc, digamma, gammaln, xlogy
 
 from . import _checks
 
+_SERIES_FROM = 10.0
+# psi(x) - log x = -1/(2x) - sum_j B_2j / (2j x^2j)
+_PSI_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
+# log Gamma(x) - Stirling = sum_j B_2j / (2j (2j - 1) x^(2j - 1))
+_LGAMMA_SERIES = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
 
-def expected_kl(C, k):
-    """E[ KL(C || C~) ] for C~ ~ Dir(k C): Theorem 2, eq. (8).
 
-    sum_i C_i (log C_i + psi(k) - psi(k C_i)), using E[log C~_i] = psi(k C_i) - psi(k)
-    for the Dirichlet marginal.  ``C`` is a count vector (or stack of them) with
-    every entry > 0 (a zero entry makes Dir(k C) undefined); ``k`` > 0 broadcasts.
-    """
+def _series(x, coefficients, first_power):
+    """sum_j c_j / x^(first_power + 2 j) for x >= _SERIES_FROM (Horner in 1/x^2)."""
+    inv = 1.0 / x
+    inv2 = inv * inv          # 1/x^2 without forming x^2 (no overflow for huge x)
+    s = 0.0
+    for c in reversed(coefficients):
+        s = s * inv2 + c
+    return s * inv ** first_power
+
+
+def _psi_minus_log(x):
+    """r(x) = psi(x) - log(x) for x > 0, accurate also when psi(x) ~ log(x)."""
+    x = np.asarray(x, dtype=float)
+    big = x >= _SERIES_FROM
+    xs = np.where(big, 1.0, x)
+    xb = np.where(big, x, _SERIES_FROM)
+    return np.where(big, -0.5 / xb - _series(xb, _PSI_SERIES, 2), digamma(xs) - np.log(xs))
+
+
+def _lgamma_remainder(x):
+    """R(x) = log Gamma(x) - [(x - 1/2) log x - x + log(2 pi)/2] for x > 0."""
+    x = np.asarray(x, dtype=float)
+    big = x >= _SERIES_FROM
+    xs = np.where(big, 1.0, x)
+    xb = np.where(big, x, _SERIES_FROM)
+    direct = gammaln(xs) - ((xs - 0.5) * np.log(xs) - xs + 0.5 * np.log(2 * np.pi))
+    return np.where(big, _series(xb, _LGAMMA_SERIES, 1), direct)
+
+
+def _scalar_or_array(out):
+    out = np.asarray(out, dtype=float)
+    return out if out.ndim else float(out)
+
+
+def _probability_vector(C) -> np.ndarray:
+    """A count vector (or stack) with every entry > 0 that sums to 1 (eq. 3)."""
     C = _checks.as_float_array("C", C)
     if C.ndim == 0 or C.shape[-1] < 2:
         raise ValueError(f"C={C!r} must be a vector of at least 2 probabilities")
     bad = C <= 0
     if np.any(bad):
-        raise ValueError(f"C contains {C[bad].flat[0]!r}: every entry must be > 0 "
+        raise ValueError(f"C contains {float(C[bad].flat[0])!r}: every entry must be > 0 "
                          "(Dir(k*C) is undefined for a zero entry)")
     sums = C.sum(axis=-1)
     if np.any(np.abs(sums - 1) > 1e-9):
-        raise ValueError(f"C sums to {np.ravel(sums)[0]!r}: a count vector sums to 1 (eq. 3)")
+        raise ValueError(f"C sums to {float(np.ravel(sums)[0])!r}: "
+                         "a count vector sums to 1 (eq. 3)")
+    return C
+
+
+def _k_last_axis(k):
+    """k > 0 with a trailing axis so that it broadcasts against C[..., i]."""
     k = _checks.positive("k", k)
-    kk = k[..., None] if k.ndim else k
-    out = np.sum(C * (np.log(C) - digamma(kk * C)), axis=-1) + digamma(k)
-    return out if np.ndim(out) else float(out)
+    return k, (k[..., None] if k.ndim else k)
 
 
-def kl_bound(k, N, n):
-    """Corollary 1: the worst-case E[KL] over count vectors of N records in n categories.
-
-    (n-1)/N zeta(0) + (N-n+1)/N zeta(N-n) + psi(k), with
-    zeta(x) = log((x+1)/N) - psi((x+1) k / N): eq. (8) evaluated at
-    C = (1/N, ..., 1/N, (N-n+1)/N).  Needs N >= n (each category holds a record).
-    """
-    k = _checks.positive("k", k)
+def _records(N, n):
+    """N records in n categories, every category holding at least one (N >= n)."""
     N = _checks.integer_at_least("N", N, 2)
     n = _checks.integer_at_least("n", n, 2)
     bad = N < n
     if np.any(bad):
-        raise ValueError(f"N={N[bad].flat[0] if N.ndim else float(N)!r} is below n: "
-                         "every category needs at least one record")
+        raise ValueError(f"N={float(_checks._first_bad(N, bad))!r} is below n="
+                         f"{float(_checks._first_bad(n, bad))!r}: every category needs at "
+                         "least one record (a zero count leaves Dir(k*C) undefined)")
+    return N, n
 
-    def zeta(x):
-        return np.log((x + 1) / N) - digamma((x + 1) * k / N)
 
-    out = (n - 1) / N * zeta(0.0) + (N - n + 1) / N * zeta(N - n) + digamma(k)
-    return out if np.ndim(out) else float(out)
+def expected_kl(C, k):
+    """E[ KL(C || C~) ] for C~ ~ Dir(k C): Theorem 2, eq. (8).
+
+    sum_i C_i (log C_i + psi(k) - psi(k C_i)), from E[log C~_i] = psi(k C_i) - psi(k)
+    for the Beta marginal.  Written as r(k) - sum_i C_i r(k C_i) with
+    r(x) = psi(x) - log x, which is the same number without the cancellation of
+    psi(k) against log k when k is large (E[KL] ~ (n-1)/(2k)).
+
+    ``C`` is a count vector (or a stack of them, last axis) with every entry > 0
+    (a zero entry makes Dir(k C) undefined); ``k`` > 0 broadcasts against the stack.
+    Book: chapter "Expected KL divergence".
+    """
+    C = _probability_vector(C)
+    k, kk = _k_last_axis(k)
+    out = _psi_minus_log(k) - np.sum(C * _psi_minus_log(kk * C), axis=-1)
+    return _scalar_or_array(out)
+
+
+def _kl_at_vertex(k, N, n, m):
+    """eq. (8) at the count vector with m records in n-1 categories and N-(n-1)m in the last."""
+    small, big = m / N, (N - (n - 1) * m) / N
+    return (_psi_minus_log(k) - (n - 1) * small * _psi_minus_log(k * small)
+            - big * _psi_minus_log(k * big))
+
+
+def kl_bound(k, N, n):
+    """Corollary 1: the largest E[KL] over count vectors of N records in n categories.
+
+    (n-1)/N zeta(0) + (N-n+1)/N zeta(N-n) + psi(k), with
+    zeta(x) = log((x+1)/N) - psi((x+1) k / N): eq. (8) evaluated at
+    C = (1/N, ..., 1/N, (N-n+1)/N).  The maximum runs over every count vector whose
+    counts are all >= 1 (N >= n); the book proves that this vertex is the maximiser
+    (eq. (8) is a sum of strictly convex functions of the C_i).  It does not use
+    Assumption 3; see ``kl_bound_bordered`` for the smaller set Theorem 1 covers.
+    Broadcasts.  Book: chapter "The worst case".
+    """
+    k = _checks.positive("k", k)
+    N, n = _records(N, n)
+    return _scalar_or_array(_kl_at_vertex(k, N, n, 1.0))
+
+
+def kl_bound_bordered(k, N, n, eta):
+    """The largest E[KL] over the count vectors allowed by Assumption 3.
+
+    Assumption 3 (every count c_i >= eta*N, integer counts summing to N) gives
+    m = ceil(eta*N) records at least per category; the maximiser of eq. (8) is then
+    the vertex (m, ..., m, N-(n-1)m) / N, the same vector ``privacy.worst_counts``
+    returns.  Never larger than ``kl_bound``.  Broadcasts.
+    Book: chapter "The worst case".
+    """
+    k = _checks.positive("k", k)
+    N, n = _records(N, n)
+    eta = _checks.eta_ok(eta)
+    _checks.design_ok(eta, N, n)
+    m = np.ceil(eta * N - 1e-9)
+    return _scalar_or_array(_kl_at_vertex(k, N, n, m))
+
+
+def k_for_kl(target, N, n, *, eta=None):
+    """The smallest k whose worst-case E[KL] is at most ``target`` (inverse of Corollary 1).
+
+    The bound is strictly decreasing in k (book, chapter "The worst case": d/dk of
+    eq. (8) is psi'(k) - sum_i C_i^2 psi'(k C_i) < 0 because x psi'(x) decreases),
+    runs from +inf (k -> 0) to 0 (k -> inf), so the root is unique; Brent's method
+    finds it to a relative tolerance of 1e-13.  With ``eta`` the Assumption-3 worst
+    case ``kl_bound_bordered`` is inverted instead of ``kl_bound``.
+
+    The result ignores privacy: for a release that also meets a privacy goal, k
+    must lie in [k_for_kl(target, ...), k_for_epsilon(epsilon, ...)] and be
+    >= 3/(2*eta) (Assumption 4); an empty interval means the two goals conflict.
+    Broadcasts over all arguments.
+    """
+    target = _checks.positive("target", target)
+    N, n = _records(N, n)
+    if eta is None:
+        def bound(kk, NN, nn, _e):
+            return kl_bound(kk, NN, nn)
+        e = np.zeros(np.broadcast(target, N, n).shape)
+    else:
+        e = _checks.eta_ok(eta)
+        _checks.design_ok(e, N, n)
+        bound = kl_bound_bordered
+    shape = np.broadcast(target, N, n, e).shape
+    t, NN, nn, ee = (np.broadcast_to(v, shape).ravel() for v in (target, N, n, e))
+    out = np.empty(t.shape)
+    for i in range(t.size):
+        def f(logk):
+            return bound(np.exp(logk), NN[i], nn[i], ee[i]) - t[i]
+        # E[KL] ~ (n-1)/k for small k and ~ (n-1)/(2k) for large k: start near
+        # k = (n-1)/target and widen the bracket until the sign changes.
+        guess = np.log((nn[i] - 1) / t[i])
+        lo, hi = guess - 2.0, guess + 2.0
+        while f(lo) <= 0:
+            lo -= 2.0
+        while f(hi) > 0:
+            hi += 2.0
+        out[i] = np.exp(brentq(f, lo, hi, xtol=1e-15, rtol=1e-14, maxiter=500))
+    return _scalar_or_array(out.reshape(shape))
+
+
+def coordinate_variance(C, k):
+    """Var(C~_i) = C_i (1 - C_i) / (k + 1) for C~ ~ Dir(k C) (Definition 5), every coordinate.
+
+    The variance of the Beta(k C_i, k (1 - C_i)) marginal (the same marginal that
+    gives Theorem 2); the sum over i,
+    (1 - sum_i C_i^2) / (k + 1), is E||C~ - C||_2^2 because E[C~] = C.
+    Returns an array shaped like ``C`` (broadcast against ``k``).
+    Book: chapter "Expected KL divergence".
+    """
+    C = _probability_vector(C)
+    _, kk = _k_last_axis(k)
+    return C * (1 - C) / (kk + 1)
+
+
+def expected_l1(C, k):
+    """E||C~ - C||_1 for C~ ~ Dir(k C), exactly: an L1 companion of Theorem 2.
+
+    Each term is the mean absolute deviation of X ~ Beta(a, b) about its mean
+    a/(a+b): 2 a^a b^b / (B(a, b) (a+b)^(a+b+1)), here with a = k C_i, b = k(1-C_i),
+    computed as sqrt(2/pi) sqrt(C_i (1-C_i)/k) exp(R(k) - R(a) - R(b)) with the
+    log-Gamma remainder R (no overflow, no cancellation).  As k grows the term
+    tends to sqrt(2/pi) times the standard deviation, as for a normal law.
+    Book: chapter "Expected KL divergence".
+    """
+    C = _probability_vector(C)
+    _, kk = _k_last_axis(k)
+    a, b = kk * C, kk * (1 - C)
+    mad = (np.sqrt(2 / np.pi) * np.sqrt(C * (1 - C) / kk)
+           * np.exp(_lgamma_remainder(kk) - _lgamma_remainder(a) - _lgamma_remainder(b)))
+    return _scalar_or_array(mad.sum(axis=-1))
+
+
+def expected_tv(C, k):
+    """E[TV(C, C~)] = E||C~ - C||_1 / 2 for C~ ~ Dir(k C), exactly (see ``expected_l1``).
+
+    A total-variation companion of Theorem 2 (the distance Theorem 4 uses for chains).
+
+    Book: chapter "Expected KL divergence".
+    """
+    return _scalar_or_array(0.5 * np.asarray(expected_l1(C, k)))
+
+
+def expected_tv_bound(k, n):
+    """A bound on E[TV(C, C~)] that does not depend on C: sqrt((n-1)/(k+1)) / 2.
+
+    By Jensen, E|C~_i - C_i| <= sqrt(Var C~_i); by Cauchy-Schwarz,
+    sum_i sqrt(C_i(1-C_i)) <= sqrt(n (1 - sum_i C_i^2)) <= sqrt(n - 1).
+    Like Corollary 1 it can be published next to the private output.
+    Book: chapter "Expected KL divergence".
+    """
+    k = _checks.positive("k", k)
+    n = _checks.integer_at_least("n", n, 2)
+    return _scalar_or_array(0.5 * np.sqrt((n - 1) / (k + 1)))
+
+
+def tail_bound(C, k, t):
+    """An upper bound on P(max_i |C~_i - C_i| >= t) for C~ ~ Dir(k C).
+
+    Boole's inequality over the n coordinates, each tail exact from its Beta
+    marginal: sum_i [ I_{C_i - t}(a_i, b_i) + 1 - I_{C_i + t}(a_i, b_i) ] with
+    a_i = k C_i, b_i = k (1 - C_i) (a tail beyond 0 or 1 is empty); capped at 1.
+    Depends on the secret C; ``tail_bound_subgaussian`` does not.
+    Book: chapter "Expected KL divergence".
+    """
+    C = _probability_vector(C)
+    _, kk = _k_last_axis(k)
+    t = _checks.positive("t", t)
+    tt = t[..., None] if t.ndim else t
+    a, b = kk * C, kk * (1 - C)
+    lower = betainc(a, b, np.clip(C - tt, 0, 1))    # P(X_i <= C_i - t); 0 if C_i <= t
+    upper = betaincc(a, b, np.clip(C + tt, 0, 1))   # P(X_i >= C_i + t); 0 if C_i + t >= 1
+    return _scalar_or_array(np.minimum((lower + upper).sum(axis=-1), 1.0))
+
+
+def tail_bound_subgaussian(k, n, t):
+    """A C-free bound on P(max_i |C~_i - C_i| >= t): min(1, 2 n exp(-2 (k+1) t^2)).
+
+    Every Beta(a, b) law is sub-Gaussian with variance proxy 1/(4 (a+b+1))
+    (Marchal and Arbel, 2017); the marginals of Dir(k C) have a + b = k, so
+    P(|C~_i - C_i| >= t) <= 2 exp(-2 (k+1) t^2), and Boole's inequality over the n
+    coordinates gives the bound.  The book checks the variance proxy numerically.
+    Book: chapter "Expected KL divergence".
+    """
+    k = _checks.positive("k", k)
+    n = _checks.integer_at_least("n", n, 2)
+    t = _checks.positive("t", t)
+    return _scalar_or_array(np.minimum(2 * n * np.exp(-2 * (k + 1) * t * t), 1.0))
 
 
 def kl_divergence(p, q):
     """KL(p || q) = sum_i p_i log(p_i / q_i) along the last axis, with 0 log 0 = 0.
 
-    The divergence of the paper's Notation paragraph (Section 1), used in Theorem 2.
+    The divergence whose mean Theorem 2 computes, for Monte Carlo checks of eq. (8).
+    Book: chapter "Expected KL divergence".
     """
     p = _checks.as_float_array("p", p)
     q = _checks.as_float_array("q", q)

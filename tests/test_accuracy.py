@@ -1,0 +1,353 @@
+"""Accuracy of the Dirichlet mechanism: Theorem 2, Corollary 1 and the other error measures.
+
+Known answers come from three independent routes: mpmath quadrature of the defining
+integrals, the mpmath twins in ``dpmarkov.verify.highprec`` (digits to spare), and
+seeded Monte Carlo with tolerances of 5 standard errors of the sample mean (a correct
+formula fails such a check with probability below 1e-6).
+"""
+from __future__ import annotations
+
+import itertools
+import re
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import dpmarkov as dm
+from dpmarkov import accuracy
+from dpmarkov.verify import highprec
+
+SE_TOL = 5.0  # Monte Carlo: allowed deviation in standard errors of the mean
+
+
+def compositions(N, n, lowest=1):
+    """Every vector of n integers >= lowest summing to N (stars and bars)."""
+    spare = N - n * lowest
+    out = []
+    for bars in itertools.combinations(range(spare + n - 1), n - 1):
+        edges = (-1,) + bars + (spare + n - 1,)
+        out.append([edges[i + 1] - edges[i] - 1 + lowest for i in range(n)])
+    return np.array(out, dtype=float)
+
+
+# ---------------------------------------------------------------- Theorem 2 --
+
+@pytest.mark.parametrize("c, k", [(0.3, 7.0), (0.02, 20.6), (0.5, 0.8)])
+def test_expected_kl_two_categories_matches_quadrature(c, k):
+    """n = 2: E[KL] is a one-dimensional integral against the Beta(kc, k(1-c)) density.
+
+    x = u^(1/a) left of c and 1 - x = v^(1/b) right of it absorb the density's endpoint
+    factors, so the quadrature is accurate also for a or b < 1.
+    """
+    with mp.workdps(30):
+        c_, k_ = mp.mpf(c), mp.mpf(k)
+        a, b = k_ * c_, k_ * (1 - c_)
+
+        def kl(x, y):  # y = 1 - x, passed separately to keep its digits
+            return c_ * mp.log(c_ / x) + (1 - c_) * mp.log((1 - c_) / y)
+
+        left = mp.quad(lambda u: kl(u ** (1 / a), 1 - u ** (1 / a)) * (1 - u ** (1 / a)) ** (b - 1),
+                       [0, c_**a]) / a
+        right = mp.quad(lambda v: (kl(1 - v ** (1 / b), v ** (1 / b))
+                                   * (1 - v ** (1 / b)) ** (a - 1)), [0, (1 - c_) ** b]) / b
+        exact = (left + right) / mp.beta(a, b)
+    assert dm.expected_kl([c, 1 - c], k) == pytest.approx(float(exact), rel=1e-13)
+
+
+@pytest.mark.parametrize("C, k", [((0.2, 0.3, 0.5), 12.0), ((0.05, 0.15, 0.8), 10.0)])
+def test_expected_kl_three_categories_matches_quadrature(C, k):
+    """n = 3: a two-dimensional integral over the simplex (the second case has k C_1 < 1).
+
+    The substitution x = u^(1/a_1) absorbs the factor x^(a_1 - 1) of the density, so the
+    quadrature has no endpoint singularity in x.
+    """
+    with mp.workdps(15):
+        Cm = [mp.mpf(str(c)) for c in C]
+        a = [mp.mpf(k) * c for c in Cm]
+        log_b = mp.fsum(mp.loggamma(x) for x in a) - mp.loggamma(mp.fsum(a))
+
+        def integrand(u, y):
+            x = u ** (1 / a[0])
+            z = 1 - x - y
+            if z <= 0:
+                return mp.mpf(0)
+            kl = mp.fsum(c * mp.log(c / v) for c, v in zip(Cm, (x, y, z)))
+            return kl * mp.exp((a[1] - 1) * mp.log(y) + (a[2] - 1) * mp.log(z) - log_b) / a[0]
+
+        exact = mp.quad(lambda u: mp.quad(lambda y: integrand(u, y), [0, 1 - u ** (1 / a[0])]),
+                        [0, 1])
+    assert dm.expected_kl(C, k) == pytest.approx(float(exact), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [1e-3, 0.5, 20.6, 1e3, 1e6, 1e9])
+def test_expected_kl_matches_highprec_twin(k):
+    """No cancellation: the float path keeps ~14 digits even where E[KL] ~ (n-1)/(2k) is tiny."""
+    rng = np.random.default_rng(1)
+    for C in [np.array([1, 1, 96]) / 98, rng.dirichlet(np.ones(6)), np.full(4, 0.25)]:
+        assert dm.expected_kl(C, k) == pytest.approx(float(highprec.expected_kl(C, k)), rel=1e-13)
+
+
+@pytest.mark.parametrize("counts, k", [((1, 2, 3, 4), 5.0),
+                                       ((8, 30, 32, 20, 8), 20.6),
+                                       (tuple(range(1, 11)), 50.0)])
+def test_expected_kl_matches_monte_carlo(counts, k):
+    C = dm.count_vector(counts)
+    draws = dm.privatize(counts, k, rng=20260, size=40_000)
+    kl = dm.kl_divergence(C, draws)
+    se = kl.std(ddof=1) / np.sqrt(kl.size)
+    assert abs(kl.mean() - dm.expected_kl(C, k)) < SE_TOL * se
+
+
+def test_expected_kl_broadcasts_and_first_order():
+    C = np.array([[0.2, 0.8], [0.5, 0.5]])
+    out = dm.expected_kl(C, np.array([3.0, 4.0]))
+    assert out.shape == (2,)
+    assert out[1] == pytest.approx(dm.expected_kl([0.5, 0.5], 4.0), rel=1e-15)
+    # E[KL] = (n-1)/(2k) + (sum 1/C_i - 1)/(12 k^2) + O(k^-3)
+    C5, k = np.array([0.1, 0.2, 0.2, 0.2, 0.3]), 1e4
+    two_terms = 4 / (2 * k) + (np.sum(1 / C5) - 1) / (12 * k**2)
+    assert dm.expected_kl(C5, k) == pytest.approx(two_terms, rel=1e-6)
+
+
+# -------------------------------------------------------------- Corollary 1 --
+
+@pytest.mark.parametrize("k, N, n", [(20.6, 98, 5), (0.3, 10, 2), (1e5, 2_933_898, 69)])
+def test_kl_bound_is_theorem_2_at_the_extreme_vector(k, N, n):
+    extreme = np.array([1.0] * (n - 1) + [N - n + 1]) / N
+    assert dm.kl_bound(k, N, n) == pytest.approx(dm.expected_kl(extreme, k), rel=1e-13)
+    assert dm.kl_bound(k, N, n) == pytest.approx(float(highprec.kl_bound(k, N, n)), rel=1e-12)
+
+
+@pytest.mark.parametrize("N, n", [(12, 3), (10, 4), (9, 2)])
+@pytest.mark.parametrize("k", [0.5, 4.0, 60.0])
+def test_corollary_1_maximiser_by_exhaustive_search(N, n, k):
+    counts = compositions(N, n)
+    values = dm.expected_kl(counts / N, k)
+    best = np.sort(counts[np.argmax(values)])
+    assert best.tolist() == [1.0] * (n - 1) + [N - n + 1.0]
+    assert values.max() == pytest.approx(dm.kl_bound(k, N, n), rel=1e-13)
+    # the minimiser is a most even composition (convexity and symmetry)
+    worst_spread = np.ptp(counts[np.argmin(values)])
+    assert worst_spread <= 1
+
+
+@pytest.mark.parametrize("N, n, eta", [(40, 3, 0.2), (30, 4, 0.1), (98, 5, 0.073)])
+def test_bordered_bound_by_exhaustive_search(N, n, eta):
+    m = int(np.ceil(eta * N))
+    counts = compositions(N, n, lowest=m)
+    for k in (3 / (2 * eta), 90.0):
+        values = dm.expected_kl(counts / N, k)
+        assert values.max() == pytest.approx(dm.kl_bound_bordered(k, N, n, eta), rel=1e-13)
+        worst = dm.worst_counts(eta, N, n) / N
+        assert dm.kl_bound_bordered(k, N, n, eta) == pytest.approx(
+            dm.expected_kl(worst, k), rel=1e-14)
+        assert dm.kl_bound_bordered(k, N, n, eta) < dm.kl_bound(k, N, n)
+
+
+def test_bounds_strictly_decrease_in_k():
+    ks = np.geomspace(1e-2, 1e7, 400)
+    for values in (dm.kl_bound(ks, 98, 5), dm.kl_bound_bordered(ks, 98, 5, 0.073),
+                   dm.expected_kl([0.3, 0.3, 0.4], ks)):
+        assert np.all(np.diff(values) < 0)
+
+
+@pytest.mark.parametrize("target", [2.0, 0.103, 1e-2, 1e-6])
+def test_k_for_kl_round_trip(target):
+    k = dm.k_for_kl(target, 98, 5)
+    assert dm.kl_bound(k, 98, 5) == pytest.approx(target, rel=1e-12)
+    assert dm.kl_bound(k * (1 - 1e-9), 98, 5) > target  # smallest such k
+    kb = dm.k_for_kl(target, 98, 5, eta=0.073)
+    assert dm.kl_bound_bordered(kb, 98, 5, 0.073) == pytest.approx(target, rel=1e-12)
+    assert kb < k
+
+
+def test_k_for_kl_is_monotone_and_broadcasts():
+    targets = np.array([0.5, 0.1, 0.05, 0.01])
+    ks = dm.k_for_kl(targets, 98, 5)
+    assert ks.shape == (4,) and np.all(np.diff(ks) > 0)
+    both = dm.k_for_kl(0.05, np.array([50, 5000]), 5)
+    assert both[0] == pytest.approx(dm.k_for_kl(0.05, 50, 5), rel=1e-14)
+    assert isinstance(dm.k_for_kl(0.05, 98, 5), float)
+
+
+# ------------------------------------------------- variance, L1, TV, tails --
+
+def test_coordinate_variance_matches_monte_carlo():
+    counts, k = np.array([10, 25, 65]), 15.0
+    C = dm.count_vector(counts)
+    draws = dm.privatize(counts, k, rng=7, size=40_000)
+    var = dm.coordinate_variance(C, k)
+    # the sample variance of n draws has standard error ~ sqrt(mu4 - s^4)/sqrt(n)
+    dev = (draws - C) ** 2
+    se = dev.std(axis=0, ddof=1) / np.sqrt(len(draws))
+    assert np.all(np.abs(dev.mean(axis=0) - var) < SE_TOL * se)
+    assert var.sum() == pytest.approx((1 - np.sum(C**2)) / (k + 1), rel=1e-14)
+
+
+def _beta_mad_closed(a, b):
+    """2 a^a b^b / (B(a, b) (a+b)^(a+b+1)), the claimed E|X - a/(a+b)| of X ~ Beta(a, b)."""
+    return 2 * a**a * b**b / (mp.beta(a, b) * (a + b) ** (a + b + 1))
+
+
+@pytest.mark.parametrize("a, b", [(0.4, 3.0), (2.0, 5.0), (20.6 * 0.073, 20.6 * 0.927),
+                                  (300.0, 700.0)])
+def test_beta_mean_absolute_deviation_matches_quadrature(a, b):
+    """E|X - m| by quadrature, split at m and at m +- 5, 10 standard deviations; for a < 1
+    the left side is taken after x = u^(1/a), which absorbs the density's factor x^(a-1)."""
+    with mp.workdps(30):
+        am, bm = mp.mpf(a), mp.mpf(b)
+        m = am / (am + bm)
+        sd = mp.sqrt(am * bm / ((am + bm) ** 2 * (am + bm + 1)))
+
+        def density(x):
+            return x ** (am - 1) * (1 - x) ** (bm - 1) / mp.beta(am, bm)
+
+        if a < 1:
+            below = mp.quad(lambda u: (m - u ** (1 / am)) * (1 - u ** (1 / am)) ** (bm - 1),
+                            [0, m**am]) / (am * mp.beta(am, bm))
+        else:
+            cuts = [0] + [m - j * sd for j in (10, 5) if m - j * sd > 0] + [m]
+            below = mp.quad(lambda x: (m - x) * density(x), cuts)
+        cuts = [m] + [m + j * sd for j in (5, 10) if m + j * sd < 1] + [1]
+        exact = below + mp.quad(lambda x: (x - m) * density(x), cuts)
+        closed = _beta_mad_closed(am, bm)
+        assert abs(exact - closed) < mp.mpf(10) ** -20 * closed
+    k = a + b
+    # for n = 2 both coordinates deviate by the same amount: E||.||_1 = 2 E|X - m|
+    assert dm.expected_l1([a / k, b / k], k) == pytest.approx(2 * float(closed), rel=1e-12)
+
+
+@pytest.mark.parametrize("c, k", [(0.3, 1e5), (1e-6, 1e9), (0.5, 1e12), (0.01, 1e-3)])
+def test_expected_l1_extreme_parameters_match_mpmath(c, k):
+    """No overflow or cancellation for huge or tiny k: compare with the closed form at 60 digits."""
+    with mp.workdps(60):
+        cm, km = mp.mpf(c), mp.mpf(k)
+        closed = _beta_mad_closed(km * cm, km * (1 - cm))
+    assert dm.expected_l1([c, 1 - c], k) == pytest.approx(2 * float(closed), rel=1e-12)
+
+
+def test_expected_l1_tv_match_monte_carlo_and_bound():
+    counts, k = np.array([8, 30, 32, 20, 8]), 20.6
+    C = dm.count_vector(counts)
+    draws = dm.privatize(counts, k, rng=11, size=40_000)
+    l1 = np.abs(draws - C).sum(axis=1)
+    se = l1.std(ddof=1) / np.sqrt(l1.size)
+    assert abs(l1.mean() - dm.expected_l1(C, k)) < SE_TOL * se
+    assert dm.expected_tv(C, k) == pytest.approx(dm.expected_l1(C, k) / 2, rel=1e-15)
+    rng = np.random.default_rng(3)
+    for Ci in rng.dirichlet(np.ones(5), size=50):
+        for kk in (0.5, 20.6, 1e4):
+            assert dm.expected_tv(Ci, kk) <= dm.expected_tv_bound(kk, 5)
+
+
+def test_tail_bounds_hold_by_monte_carlo():
+    counts, k = np.array([8, 30, 32, 20, 8]), 40.0
+    C = dm.count_vector(counts)
+    draws = dm.privatize(counts, k, rng=5, size=40_000)
+    err = np.abs(draws - C).max(axis=1)
+    for t in (0.05, 0.1, 0.15, 0.2):
+        freq = np.mean(err >= t)
+        se = np.sqrt(max(freq * (1 - freq), 1e-12) / err.size)
+        assert freq <= dm.tail_bound(C, k, t) + SE_TOL * se
+        assert dm.tail_bound(C, k, t) <= dm.tail_bound_subgaussian(k, 5, t)
+
+
+def test_tail_bound_single_coordinate_is_exact_for_two_categories():
+    """n = 2: max_i |X_i - C_i| = |X_1 - C_1|, and the two events coincide, so the
+    union bound counts the same probability twice."""
+    c, k, t = 0.3, 10.0, 0.1
+    with mp.workdps(30):
+        a, b = mp.mpf(k) * mp.mpf(c), mp.mpf(k) * (1 - mp.mpf(c))
+        p = (mp.betainc(a, b, 0, c - t, regularized=True)
+             + mp.betainc(a, b, c + t, 1, regularized=True))
+    assert dm.tail_bound([c, 1 - c], k, t) == pytest.approx(2 * float(p), rel=1e-12)
+    assert dm.tail_bound([c, 1 - c], k, 0.9) == 0.0
+    assert dm.tail_bound_subgaussian(1.0, 5, 0.01) == 1.0
+
+
+def test_beta_sub_gaussian_variance_proxy():
+    """log E exp(lam (X - m)) <= lam^2 / (8 (a + b + 1)) on a grid (Marchal and Arbel, 2017)."""
+    with mp.workdps(30):
+        for a, b in [(0.3, 0.3), (1.5, 19.1), (2.0, 2.0), (8.0, 90.0)]:
+            m = mp.mpf(a) / (a + b)
+            for lam in (-60, -10, -1, 1, 10, 60):
+                log_mgf = mp.log(mp.hyp1f1(a, a + b, lam)) - lam * m
+                assert log_mgf <= mp.mpf(lam) ** 2 / (8 * (a + b + 1))
+
+
+def test_remainders_match_mpmath():
+    with mp.workdps(50):
+        for x in (1e-4, 0.7, 9.999, 10.0, 33.3, 1e6):
+            r = mp.digamma(x) - mp.log(x)
+            R = mp.loggamma(x) - ((x - mp.mpf(1) / 2) * mp.log(x) - x + mp.log(2 * mp.pi) / 2)
+            assert float(accuracy._psi_minus_log(x)) == pytest.approx(float(r), rel=1e-13)
+            assert float(accuracy._lgamma_remainder(x)) == pytest.approx(float(R), rel=1e-11)
+
+
+# ------------------------------------------------------------- input checks --
+
+BAD_C = [
+    (0.5, "at least 2"),
+    ([1.0], "at least 2"),
+    ([0.0, 1.0], "must be > 0"),
+    ([-0.1, 1.1], "must be > 0"),
+    ([0.5, 0.6], "sums to"),
+    ([np.nan, 0.5], "finite"),
+]
+
+
+@pytest.mark.parametrize("func", [dm.expected_kl, dm.coordinate_variance, dm.expected_l1,
+                                  dm.expected_tv, lambda C, k: dm.tail_bound(C, k, 0.1)])
+@pytest.mark.parametrize("C, message", BAD_C)
+def test_bad_count_vector_rejected(func, C, message):
+    with pytest.raises(ValueError, match=message):
+        func(C, 5.0)
+
+
+@pytest.mark.parametrize("func", [dm.expected_kl, dm.coordinate_variance, dm.expected_l1,
+                                  dm.expected_tv, lambda C, k: dm.tail_bound(C, k, 0.1)])
+@pytest.mark.parametrize("k", [0.0, -1.0, np.inf])
+def test_bad_k_rejected_for_data_functions(func, k):
+    with pytest.raises(ValueError, match="k"):
+        func([0.5, 0.5], k)
+
+
+def test_non_numeric_rejected():
+    with pytest.raises(TypeError, match="not numeric"):
+        dm.expected_kl(["a", "b"], 5.0)
+
+
+def v(name, value):
+    """Pattern for ``name=value`` whether the value prints as 1.0 or np.float64(1.0)."""
+    return rf"{name}=(np\.float64\()?{re.escape(value)}\)?"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: dm.kl_bound(0.0, 98, 5), v("k", "0.0") + " must be > 0"),
+    (lambda: dm.kl_bound(5.0, 98.5, 5), v("N", "98.5") + " must be a whole number"),
+    (lambda: dm.kl_bound(5.0, 98, 1), v("n", "1.0") + " must be >= 2"),
+    (lambda: dm.kl_bound(5.0, 4, 5), v("N", "4.0") + " is below " + v("n", "5.0")),
+    (lambda: dm.kl_bound(5.0, 98, np.nan), r"n contains (np\.float64\()?nan"),
+    (lambda: dm.kl_bound_bordered(5.0, 98, 5, 0.3),
+     v("eta", "0.3") + " must satisfy 0 < eta < 1/4"),
+    (lambda: dm.kl_bound_bordered(5.0, 98, 5, 0.0), v("eta", "0.0") + " must satisfy"),
+    (lambda: dm.kl_bound_bordered(5.0, 10, 5, 0.24), r"Assumption 3 cannot hold"),
+    (lambda: dm.kl_bound_bordered(-1.0, 98, 5, 0.1), v("k", "-1.0") + " must be > 0"),
+    (lambda: dm.k_for_kl(0.0, 98, 5), v("target", "0.0") + " must be > 0"),
+    (lambda: dm.k_for_kl(-0.1, 98, 5), v("target", "-0.1") + " must be > 0"),
+    (lambda: dm.k_for_kl(np.inf, 98, 5), r"target contains (np\.float64\()?inf"),
+    (lambda: dm.k_for_kl(0.1, 3, 5), v("N", "3.0") + " is below " + v("n", "5.0")),
+    (lambda: dm.k_for_kl(0.1, 98, 5, eta=0.5), v("eta", "0.5") + " must satisfy"),
+    (lambda: dm.k_for_kl(0.1, 10, 5, eta=0.24), r"Assumption 3 cannot hold"),
+    (lambda: dm.expected_tv_bound(0.0, 5), v("k", "0.0") + " must be > 0"),
+    (lambda: dm.expected_tv_bound(5.0, 1), v("n", "1.0") + " must be >= 2"),
+    (lambda: dm.tail_bound([0.5, 0.5], 5.0, 0.0), v("t", "0.0") + " must be > 0"),
+    (lambda: dm.tail_bound([0.5, 0.5], 5.0, np.nan), r"t contains (np\.float64\()?nan"),
+    (lambda: dm.tail_bound_subgaussian(5.0, 5, -0.1), v("t", "-0.1") + " must be > 0"),
+    (lambda: dm.tail_bound_subgaussian(5.0, 2.5, 0.1), v("n", "2.5") + " must be a whole number"),
+    (lambda: dm.tail_bound_subgaussian(-5.0, 5, 0.1), v("k", "-5.0") + " must be > 0"),
+])
+def test_input_checks(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
