@@ -1,0 +1,223 @@
+"""Benchmark: Algorithm 2 and stationary distributions on a 265-state chain.
+
+Run with ``./run.sh bench`` (or ``.venv/bin/python benchmarks/bench_chain.py``); not part
+of the tests.  Three questions (GitHub issue 5):
+
+(a) 1,000 private copies of a 265 x 265 chain: ``dm.privatize_chain`` against the same
+    gamma variates drawn by plain numpy and normalised row by row (target: <= 1.3x);
+(b) the stationary distributions of those 1,000 chains: ``dm.stationary_distribution``
+    (GTH, stacked) against numpy's batched dense solve with the normalisation folded in,
+    (I - P + 1 1^T)^T pi = 1 (target: <= 2x), and the accuracy of both on two chains
+    whose pi is known exactly;
+(c) peak memory (tracemalloc, which sees numpy's allocations) of one-shot and batched
+    draws: 1000 x 265 x 265 doubles are 562 MB, and streaming the batches keeps the
+    whole pipeline far below 1 GiB.
+
+The chain is synthetic and dense (every count 1..199, as many states as the TLC zone
+table) -- the hardest case for both steps.  Timings are the best of ``REPEATS`` runs for
+(a), of 2 runs for the fast methods of (b), and a single run for the slow GTH.
+"""
+from __future__ import annotations
+
+import os
+
+# One BLAS thread unless the caller says otherwise: the machine is shared, the GTH
+# elimination is single-threaded numpy, and multithreaded BLAS under load mostly spins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import platform  # noqa: E402
+import resource  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import dpmarkov as dm  # noqa: E402
+from dpmarkov import chain  # noqa: E402
+
+N_STATES = 265
+DRAWS = 1000
+REPEATS = 3
+SEED = 20260226
+
+
+def best_time(fn, repeats=REPEATS):
+    """Smallest wall time of ``repeats`` calls, and the last result."""
+    best, out = np.inf, None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def synthetic_counts(n=N_STATES, seed=SEED):
+    rng = np.random.default_rng(seed)
+    return rng.integers(1, 200, size=(n, n)).astype(float)
+
+
+def numpy_privatize(counts, k, size, seed):
+    """The baseline: one standard_gamma call on the Dirichlet parameters, rows normalised."""
+    alpha = k[:, None] * (counts / counts.sum(axis=1, keepdims=True))   # same rounding as dm
+    g = np.random.default_rng(seed).standard_gamma(alpha, size=(size,) + alpha.shape)
+    g /= g.sum(axis=-1, keepdims=True)
+    return g
+
+
+def numpy_stationary(P):
+    """The baseline: batched LAPACK solve of (I - P + 1 1^T)^T pi = 1."""
+    n = P.shape[-1]
+    A = np.eye(n) - P + 1.0
+    return np.linalg.solve(np.swapaxes(A, -1, -2), np.ones(P.shape[:-1] + (1,)))[..., 0]
+
+
+def gth_blocked(A, block=16):
+    """GTH on a stack (b, n, n), in place, with the trailing updates done by matmul.
+
+    A proposal for ``dpmarkov.chain._gth`` (not used by the package).  Same
+    arithmetic as the textbook GTH elimination -- only sums and products of
+    non-negative numbers and divisions by positive sums -- so the same relative
+    accuracy, but the states are eliminated in panels of ``block``: inside a panel
+    only the panel's rows and columns are updated, and the remaining (m x m) block
+    gets all the panel's rank-1 updates at once as one batched matmul.
+    """
+    n = A.shape[-1]
+    hi = n - 1
+    while hi >= 1:
+        lo = max(1, hi - block + 1)                      # panel lo..hi, kept states 0..lo-1
+        for p in range(hi, lo - 1, -1):
+            s = A[:, p, :p].sum(axis=-1)                 # rate of leaving p to states < p
+            A[:, :p, p] /= s[:, None]
+            if p > lo:                                   # panel rows, and kept rows x panel columns
+                A[:, lo:p, :p] += A[:, lo:p, p, None] * A[:, p, None, :p]
+                A[:, :lo, lo:p] += A[:, :lo, p, None] * A[:, p, None, lo:p]
+        A[:, :lo, :lo] += A[:, :lo, lo:hi + 1] @ A[:, lo:hi + 1, :lo]
+        hi = lo - 1
+    pi = np.zeros(A.shape[:-1])
+    pi[:, 0] = 1.0
+    for j in range(1, n):
+        pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
+    return pi / pi.sum(axis=-1, keepdims=True)
+
+
+def gth_blocked_stack(P, batch=16):
+    """``gth_blocked`` over a stack, ``batch`` matrices at a time (cache-sized work)."""
+    out = np.empty(P.shape[:-1])
+    for s in range(0, P.shape[0], batch):
+        out[s:s + batch] = gth_blocked(P[s:s + batch].copy())
+    return out
+
+
+def ncd_chain(n=N_STATES, coupling=1e-13, seed=SEED):
+    """Nearly decomposable and doubly stochastic: two blocks joined by ``coupling``; pi = 1/n."""
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for m in (n // 2, n - n // 2):
+        perms = [np.eye(m)[rng.permutation(m)] for _ in range(3)]
+        blocks.append((np.eye(m) + sum(perms)) / 4)      # doubly stochastic, irreducible
+    B = np.zeros((n, n))
+    B[:n // 2, :n // 2] = blocks[0]
+    B[n // 2:, n // 2:] = blocks[1]
+    return (1 - coupling) * B + coupling / n, np.full(n, 1 / n)
+
+
+def birth_death_chain(n=N_STATES, up=0.1):
+    """Up with prob. ``up``, down with 1 - up: pi_j proportional to (up/(1-up))^j (to 1e-253)."""
+    P = np.zeros((n, n))
+    idx = np.arange(n - 1)
+    P[idx, idx + 1] = up
+    P[idx + 1, idx] = 1 - up
+    P[0, 0] = 1 - up
+    P[n - 1, n - 1] = up
+    r = up / (1 - up)
+    logw = np.arange(n) * np.log(r)
+    w = np.exp(logw - logw.max())
+    return P, w / w.sum()
+
+
+def relative_error(pi, exact):
+    return float(np.max(np.abs(pi - exact) / exact))
+
+
+def peak_mib(fn):
+    """Peak traced memory (MiB) while ``fn`` runs; its result is dropped."""
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def main():
+    print(f"# bench_chain: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"numpy {np.__version__}, python {platform.python_version()}, "
+          f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    counts = synthetic_counts()
+    eta = chain.row_eta(counts)
+    k = 1.5 / eta                                         # k_min per row (Assumption 4)
+    print(f"chain: {N_STATES} states, dense synthetic counts, N_i {counts.sum(1).min():.0f}.."
+          f"{counts.sum(1).max():.0f}, k_i = 3/(2 eta_i) in {k.min():.0f}..{k.max():.0f}")
+
+    # (a) Algorithm 2
+    t_dm, P = best_time(lambda: dm.privatize_chain(counts, k, size=DRAWS, rng=SEED))
+    t_np, _ = best_time(lambda: numpy_privatize(counts, k, DRAWS, SEED))
+    same = np.array_equal(P[:50], numpy_privatize(counts, k, 50, SEED))
+    print(f"\n(a) {DRAWS} private {N_STATES}x{N_STATES} chains")
+    print(f"    dm.privatize_chain        {t_dm:7.3f} s")
+    print(f"    numpy gamma + normalise   {t_np:7.3f} s")
+    print(f"    ratio {t_dm / t_np:.2f}x (target <= 1.3x); same draws for the same seed: {same}")
+
+    # (b) stationary distributions
+    t_gth, pi_gth = best_time(lambda: dm.stationary_distribution(P), repeats=1)
+    t_sol, pi_sol = best_time(lambda: numpy_stationary(P), repeats=2)
+    t_dms, _ = best_time(lambda: dm.stationary_distribution(P, method="solve"), repeats=2)
+    t_blk, pi_blk = best_time(lambda: gth_blocked_stack(P), repeats=2)
+    print(f"\n(b) stationary distributions of the {DRAWS} private chains")
+    print(f"    dm.stationary_distribution (GTH)    {t_gth:7.3f} s")
+    print(f"    dm.stationary_distribution (solve)  {t_dms:7.3f} s  (checks + LAPACK)")
+    print(f"    numpy batched solve                 {t_sol:7.3f} s")
+    print(f"    blocked GTH (proposal, no checks)   {t_blk:7.3f} s  "
+          f"max |pi_blocked - pi_GTH| / pi = {np.max(np.abs(pi_blk - pi_gth) / pi_gth):.1e}")
+    print(f"    ratio GTH / numpy {t_gth / t_sol:.2f}x (target <= 2x); blocked GTH / numpy "
+          f"{t_blk / t_sol:.2f}x; "
+          f"max |pi_GTH - pi_solve| = {np.abs(pi_gth - pi_sol).max():.1e}")
+    del P
+    for name, (Pm, exact) in {"nearly decomposable, coupling 1e-13 (pi = 1/n)": ncd_chain(),
+                              "birth-death, pi_j ~ (1/9)^j (pi down to 1e-253)":
+                                  birth_death_chain()}.items():
+        e_gth = relative_error(dm.stationary_distribution(Pm), exact)
+        e_sol = relative_error(numpy_stationary(Pm), exact)
+        e_blk = relative_error(gth_blocked(Pm[None].copy())[0], exact)
+        print(f"    accuracy, {name}:\n      max relative error: GTH {e_gth:.1e}, "
+              f"blocked GTH {e_blk:.1e}, numpy solve {e_sol:.1e}")
+
+    # (c) memory
+    small = 100
+    print(f"\n(c) peak traced memory (tracemalloc; {DRAWS}x{N_STATES}x{N_STATES} doubles = "
+          f"{DRAWS * N_STATES**2 * 8 / 2**20:.0f} MiB)")
+    m_np = peak_mib(lambda: numpy_privatize(counts, k, DRAWS, SEED))
+    m_dm = peak_mib(lambda: dm.privatize_chain(counts, k, size=DRAWS, rng=SEED))
+
+    def streamed():
+        total = np.zeros(N_STATES)
+        for block in chain.iter_privatize_chain(counts, k, size=DRAWS, rng=SEED):
+            total += dm.stationary_distribution(block).sum(axis=0)
+        return total / DRAWS
+
+    m_stream = peak_mib(streamed)
+    m_small = peak_mib(lambda: dm.privatize_chain(counts, k, size=small, rng=SEED))
+    print(f"    numpy one-shot draw                       {m_np:7.0f} MiB")
+    print(f"    dm.privatize_chain(size={DRAWS})            {m_dm:7.0f} MiB")
+    print(f"    dm.privatize_chain(size={small})             {m_small:7.0f} MiB")
+    print(f"    batches -> stationary (iter_privatize_chain) "
+          f"{m_stream:5.0f} MiB")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"    process peak RSS (ru_maxrss, whole run)  {rss:7.0f} MiB  (includes (b): the "
+          "stack of private chains and the solve baseline's I - P + 1 1^T, 536 MiB each)")
+    assert m_dm < 1024 and m_stream < 1024, "batching should keep the draws under 1 GiB"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""From raw transition counts to a chain that meets Assumptions 5 and 6.
+
+The paper's Supplement E (how the taxi data was pre-processed) is missing; this
+is the book's own recipe, used by the chapters "Case study: NYC taxis" and
+"Another chain".  A transition seen fewer than ``min_count`` times is treated as
+infeasible (its records are dropped), a state with fewer than ``min_row``
+departures is dropped, and only the largest strongly connected set of states is
+kept, repeating until nothing changes.  What is left is irreducible
+(Assumption 5) and every transition it keeps has been observed (Assumption 6).
+
+Privacy note: the support of the result (which transitions are feasible) is
+computed from the data and then treated as public, as Assumption 6 does; the
+guarantee of Theorem 3 covers the counts on that support, not the choice of the
+support itself.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+from .. import _checks
+
+
+def prepare_chain(counts, *, min_count=1, min_row=1):
+    """Prune rare transitions and small states; keep the largest strongly connected part.
+
+    Parameters
+    ----------
+    counts : array (n, n) of whole numbers >= 0
+        Transition counts (rows may be all zero).
+    min_count : int >= 1
+        Transitions observed fewer than ``min_count`` times become zeros
+        (infeasible).  ``1`` keeps every observed transition.
+    min_row : int >= 1
+        States with fewer than ``min_row`` departures (after pruning) are dropped.
+
+    Returns
+    -------
+    kept_counts : int64 array (m, m)
+        The counts among the kept states; every row has >= ``min_row`` records and
+        the support graph is strongly connected (Assumption 5).
+    kept : int array (m,)
+        Indices of the kept states in ``counts``.
+
+    Ties between strongly connected parts of the same size go to the one with
+    more records.  Raises ``ValueError`` if fewer than 2 states survive.
+    Book: chapter "Case study: NYC taxis" (our stand-in for the missing Supplement E).
+    """
+    arr = _checks.as_float_array("counts", counts)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"counts has shape {arr.shape}: a transition count matrix is n x n")
+    if np.any(arr < 0) or np.any(arr != np.round(arr)):
+        raise ValueError("counts must be whole numbers >= 0")
+    min_count = int(_checks.integer_at_least("min_count", min_count, 1))
+    min_row = int(_checks.integer_at_least("min_row", min_row, 1))
+    work = np.where(arr >= min_count, arr, 0.0)
+    kept = np.arange(arr.shape[0])
+    while True:
+        sub = work[np.ix_(kept, kept)]
+        big = sub.sum(axis=1) >= min_row
+        if big.sum() >= 1:
+            sub_big = sub[np.ix_(big, big)]
+            _, label = connected_components(sub_big > 0, directed=True, connection="strong")
+            size = np.bincount(label)
+            mass = np.bincount(label, weights=sub_big.sum(axis=1))
+            best = np.lexsort((mass, size))[-1]
+            new = kept[big][label == best]
+        else:
+            new = kept[:0]
+        if new.size == kept.size:
+            break
+        kept = new
+        if kept.size < 2:
+            break
+    if kept.size < 2:
+        raise ValueError(f"only {kept.size} state(s) survive min_count={min_count}, "
+                         f"min_row={min_row}: a chain needs at least 2 (Assumption 5)")
+    return work[np.ix_(kept, kept)].astype(np.int64), kept
