@@ -44,11 +44,10 @@ case "$cmd" in
     ;;
   student)
     setup
-    # the same book with every solution hidden (sphinx-exercise's hide_solutions)
-    "$VENV/bin/jupyter-book" config sphinx . >/dev/null
-    "$PY" -m sphinx -b html . _build/student -W -n --keep-going -D hide_solutions=1
-    rm -f conf.py
-    echo "The student edition is at $(pwd)/_build/student/index.html"
+    # the same book with every exercise solution removed (scripts/student_edition.py)
+    "$PY" scripts/student_edition.py _build/student_src
+    "$VENV/bin/jupyter-book" build _build/student_src --path-output _build/student --all -W -n --keep-going
+    echo "The student edition is at $(pwd)/_build/student/_build/html/index.html"
     ;;
   test)
     setup
