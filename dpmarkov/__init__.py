@@ -6,7 +6,13 @@ Private Data-Driven Markov Chain Modeling" (arXiv 2602.22443).  One module per i
 - ``simplex``: count vectors (eq. 3) and the (bordered) simplex (Defs 1-2)
 - ``mechanism``: the Dirichlet mechanism (Def 5, Algorithm 1)
 - ``privacy``: epsilon and delta of Theorem 1 (eqs. 6-7)
+- ``loss``: the privacy loss, its exact worst case, a corrected eq. (6)
+- ``profile``: the tight privacy profile delta(epsilon) (hockey-stick divergence)
 - ``accuracy``: expected KL divergence (Theorem 2, Corollary 1)
+- ``chain``: transition counts, Algorithm 2, stationary distribution, Def 7, Theorems 4-5
+- ``composition``: parallel composition (Lemma 1, Theorem 3), exact discrete tools
+- ``baselines``: Laplace, geometric and analytic Gaussian releases, simplex projection,
+  and the Dirichlet mechanism calibrated to a target (epsilon, delta) (Section 1)
 - ``verify``: high-precision and symbolic twins used by the tests and the book
 
 Seeded randomness (``rng=0``) is for teaching and testing; a real release uses
@@ -26,8 +32,11 @@ from .composition import (ChainPrivacy, chain_privacy, compose_parallel,
                           hockey_stick_discrete, parallel_adjacency, probabilistic_delta,
                           profile_discrete)
 from .mechanism import dirichlet_parameters, log_density, privatize
-from .privacy import (delta, epsilon, epsilon_star, exit_probability_union, k_for_epsilon,
-                      k_min, worst_counts)
+from .loss import (adjacent_indices, epsilon_corrected, epsilon_exact, loss_data_term,
+                   privacy_loss, worst_pair)
+from .privacy import (delta, epsilon, epsilon_star, exit_probability_exact,
+                      exit_probability_union, k_for_epsilon, k_min, worst_counts)
+from .profile import epsilon_for_delta, hockey_stick, privacy_profile, profile_pairs
 from .simplex import check_assumption_3, count_vector, in_bordered_simplex, in_simplex
 
 __version__ = "0.1.0"
@@ -35,10 +44,14 @@ __version__ = "0.1.0"
 __all__ = [
     "coordinate_variance", "expected_l1", "expected_tv", "expected_tv_bound", "k_for_kl",
     "kl_bound_bordered", "tail_bound", "tail_bound_subgaussian",
-    "check_assumption_3", "count_vector", "delta", "dirichlet_parameters", "epsilon",
+    "audit_hockey_stick", "check_assumption_3", "count_vector", "delta", "dirichlet_parameters", "epsilon",
     "epsilon_star", "exit_probability_union", "expected_kl", "in_bordered_simplex",
     "in_simplex", "k_for_epsilon", "k_min", "kl_bound", "kl_divergence", "log_density",
-    "privatize", "worst_counts", "audit_hockey_stick",
+    "privatize", "worst_counts",
+    # privacy part: exact worst case, exact delta, tight privacy profile
+    "adjacent_indices", "epsilon_corrected", "epsilon_exact", "epsilon_for_delta",
+    "exit_probability_exact", "hockey_stick", "loss_data_term", "privacy_loss",
+    "privacy_profile", "profile_pairs", "worst_pair",
     # Markov chains: Algorithm 2, Lemma 1, Theorems 3-5
     "ChainPrivacy", "chain_privacy", "check_counts", "check_feasible_observed",
     "check_irreducible", "check_stochastic", "compose_parallel", "dobrushin_coefficient",

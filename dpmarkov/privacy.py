@@ -1,14 +1,19 @@
 """Privacy parameters of the Dirichlet mechanism: Theorem 1, eqs. (6)-(7).
 
 Book: chapters "The Dirichlet mechanism" (what the numbers mean) and the
-privacy part (where each formula is checked).  Every function broadcasts over
-array arguments and rejects parameters outside Assumptions 2-4.
+privacy part (where each formula is checked: "The privacy loss of the Dirichlet
+mechanism" for eq. (6), "delta" for eq. (7), worst_counts and the exact exit
+probability).  Functions broadcast over array arguments unless their docstring
+says otherwise, and reject parameters outside Assumptions 2-4.
 """
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
+from scipy.integrate import quad
 from scipy.optimize import brentq
-from scipy.special import betainc, gammaln
+from scipy.special import betainc, betaln, gammaln, polygamma
 
 from . import _checks
 
@@ -16,6 +21,7 @@ from . import _checks
 # _STIRLING_FROM we call gammaln directly.
 _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188)
 _STIRLING_FROM = 10.0
+_TAYLOR_RATIO = 1e-3
 
 
 def _stirling_tail(x):
@@ -33,14 +39,25 @@ def lgamma_increment(x, h):
     For x >= 10 the difference is taken term by term from Stirling's series,
     (x + h - 1/2) log1p(h/x) + h log x - h + [tail(x + h) - tail(x)], so a small
     increment of a huge argument (k = 1e7, h = k/N) keeps its relative accuracy.
+    For h <= 1e-3 x (a huge N) a six-term Taylor series in polygamma functions
+    replaces the difference of two nearly equal values.
     """
     x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
-    big = (x >= _STIRLING_FROM) & (x + h >= _STIRLING_FROM)
+    taylor = np.abs(h) <= _TAYLOR_RATIO * x
+    big = (x >= _STIRLING_FROM) & (x + h >= _STIRLING_FROM) & ~taylor
     out = np.empty(x.shape)
     xb, hb = x[big], h[big]
     out[big] = ((xb + hb - 0.5) * np.log1p(hb / xb) + hb * np.log(xb) - hb
                 + (_stirling_tail(xb + hb) - _stirling_tail(xb)))
-    small = ~big
+    # A tiny increment: Taylor series sum_j h^j/j! psi^(j-1)(x); after six terms the
+    # remainder is about (h/x)^6 <= 1e-18 relative to the first term when h <= 1e-3 x.
+    xt, ht = x[taylor], h[taylor]
+    acc, power = np.zeros(xt.shape), np.ones(xt.shape)
+    for j in range(1, 7):
+        power = power * ht / j
+        acc = acc + power * polygamma(j - 1, xt)
+    out[taylor] = acc
+    small = ~big & ~taylor
     out[small] = gammaln(x[small] + h[small]) - gammaln(x[small])
     return out
 
@@ -69,9 +86,21 @@ def epsilon(k, eta, N, n, gamma):
     Parameters are the Dirichlet parameter ``k``, the border ``eta`` of
     Assumption 3 (every count >= eta*N, 0 < eta < 1/4), the number of records
     ``N``, of categories ``n``, and the border ``gamma`` of Omega_1 (Assumption 2,
-    and gamma < 1/n).  Requires k >= 3/(2 eta) (Assumption 4).  Broadcasts.
+    and gamma < 1/n).  Requires k >= 3/(2 eta) (Assumption 4) and
+    3 eta + 1/N <= 1 (else the proof's interval [eta + 1/N, 1 - 2 eta - 1/N] is
+    empty and eq. (6) can be negative; only N <= 3 is affected).  Broadcasts.
+
+    This is the paper's formula as printed.  The book ("The exact worst case")
+    shows it is an upper bound on the privacy loss over Omega_1 for n >= 3 but
+    not for n = 2; ``epsilon_corrected`` and ``epsilon_exact`` hold for every n.
     """
     k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
+    bad = 3 * eta + 1 / N > 1 + 1e-12
+    if np.any(bad):
+        raise ValueError(
+            f"N={_checks._first_bad(N, bad):.0f} and eta={_checks._first_bad(eta, bad)!r} give "
+            "3*eta + 1/N > 1: the proof of Theorem 1 needs 1 - 2*eta - 1/N >= eta, and eq. (6) "
+            "can be negative here (use epsilon_exact)")
     h = k / N
     a, b = k * eta, k * (1 - 2 * eta)
     beta_term = lgamma_increment(b - h, h) - lgamma_increment(a, h)
@@ -155,19 +184,94 @@ def exit_probability_union(counts, k, gamma):
     return out if out.ndim else float(out)
 
 
-def delta(k, eta, N, n, gamma):
-    """delta of Theorem 1, eq. (7), as a guaranteed upper bound.
+# exit_probability_exact: largest n it supports (inclusion-exclusion with nested quadrature);
+# relative tolerance of the outer quadrature, and of the inner one (tighter, so that the
+# outer integrand is smooth to well below the outer tolerance).
+_EXACT_MAX_N = 4
+_QUAD_RTOL = 1e-10
+_INNER_RTOL = 1e-13
 
-    delta = 1 - min_C P(Dir(k C) in Omega_1): the largest probability, over the
-    count vectors allowed by Assumption 3 (see ``worst_counts``), that the output
-    falls outside Omega_1 = {x : every x_i >= gamma}.  The probability is replaced
-    by Boole's bound (``exit_probability_union``), so the value returned is never
-    below eq. (7)'s delta: the guarantee is not weakened.  The book's delta chapter
-    measures the gap to the exact value.  Broadcasts over all arguments.
+
+def _all_below(alphas, rest, t, rtol=_QUAD_RTOL):
+    """P(Y_l < t for every l in the block) for Y ~ Dir(alphas, rest); rest > 0 is the remainder.
+
+    Conditioning on the first coordinate x ~ Beta(a, b), the others divided by (1 - x)
+    are again Dirichlet (alphas[1:], rest), so one quadrature per extra coordinate.
+    The factor x^(a-1) (singular when a < 1) is the algebraic weight of QUADPACK's
+    QAWS rule, so the integrand left is smooth.
     """
+    a, others = alphas[0], alphas[1:]
+    b = sum(others) + rest
+    if not others:
+        return float(betainc(a, b, t))
+
+    def inner(x):
+        return (1.0 - x) ** (b - 1.0) * _all_below(others, rest, t / (1.0 - x), _INNER_RTOL)
+    value, _ = quad(inner, 0.0, t, weight="alg", wvar=(a - 1.0, 0.0), epsabs=0.0,
+                    epsrel=rtol, limit=200)
+    return float(np.exp(-betaln(a, b)) * value)
+
+
+def exit_probability_exact(counts, k, gamma):
+    """P(Dir(k C) not in Omega_1) = P(some X_i < gamma), exactly, for n <= 4 categories.
+
+    The probability in eq. (7) of Theorem 1.  Inclusion-exclusion over the events
+    {X_i < gamma}: the single terms are Beta CDFs, the pairwise (n >= 3) and triple
+    (n = 4) terms are one- and two-dimensional integrals done by adaptive
+    quadrature to a relative tolerance of about 1e-10 (book: delta chapter, where
+    the result is checked against mpmath and Monte Carlo).  All n events cannot
+    occur together because gamma < 1/n.  ``counts`` is one count vector, ``k`` and
+    ``gamma`` scalars.  For n > 4 use ``exit_probability_union`` (an upper bound).
+    """
+    arr = _checks.counts_array("counts", counts)
+    if arr.ndim != 1:
+        raise ValueError(f"counts has shape {arr.shape}: exit_probability_exact takes one "
+                         "count vector")
+    n = arr.shape[-1]
+    if n > _EXACT_MAX_N:
+        raise ValueError(f"counts has n={n} categories: exit_probability_exact supports "
+                         f"n <= {_EXACT_MAX_N} (use exit_probability_union, an upper bound)")
+    if np.any(arr == 0):
+        raise ValueError(f"counts={arr.tolist()} has a zero count: Dir(k*C) needs every "
+                         "count > 0 (Assumption 3)")
+    k = _checks.positive("k", k)
+    gamma = _checks.gamma_ok(gamma, np.asarray(float(n)))
+    if k.ndim or gamma.ndim:
+        raise ValueError(f"k={k!r} and gamma={gamma!r} must be scalars for "
+                         "exit_probability_exact")
+    k, gamma = float(k), float(gamma)
+    alpha = k * arr / arr.sum()
+    total = 0.0
+    for size in range(1, n):
+        sign = 1.0 if size % 2 else -1.0
+        for block in combinations(range(n), size):
+            rest = alpha.sum() - alpha[list(block)].sum()
+            total += sign * _all_below([float(alpha[i]) for i in block], float(rest), gamma)
+    return total
+
+
+_DELTA_METHODS = ("union", "exact")
+
+
+def delta(k, eta, N, n, gamma, *, method="union"):
+    """delta of Theorem 1, eq. (7): the largest probability of leaving Omega_1.
+
+    delta = 1 - min_C P(Dir(k C) in Omega_1), the minimum over the count vectors
+    allowed by Assumption 3 (integer counts >= ceil(eta N) summing to N).  The
+    minimiser is ``worst_counts`` (book: the delta chapter proves it and checks it
+    by exhaustive search), so delta is the exit probability at that vector.
+
+    ``method="union"`` (default) replaces the probability by Boole's bound
+    (``exit_probability_union``): never below eq. (7)'s delta, so the guarantee is
+    not weakened.  ``method="exact"`` computes it by ``exit_probability_exact``
+    (n <= 4 only).  Broadcasts over all arguments.
+    """
+    if method not in _DELTA_METHODS:
+        raise ValueError(f"method={method!r} must be one of {_DELTA_METHODS}")
     k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
+    exit_probability = exit_probability_union if method == "union" else exit_probability_exact
     shape = np.broadcast(k, eta, N, n, gamma).shape
     args = [np.broadcast_to(v, shape).ravel() for v in (k, eta, N, n, gamma)]
-    out = np.array([exit_probability_union(worst_counts(e, NN, nn), kk, g)
+    out = np.array([exit_probability(worst_counts(e, NN, nn), kk, g)
                     for kk, e, NN, nn, g in zip(*args)]).reshape(shape)
     return out if out.ndim else float(out)

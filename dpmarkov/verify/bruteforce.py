@@ -1,0 +1,80 @@
+"""Brute-force twins of the privacy results: enumerate every count vector and adjacent pair.
+
+Small N and n only (the number of count vectors grows like N^(n-1)).  Nothing here
+uses the reductions proved in the book; each function evaluates the definition
+directly, so it can check them.  Book: chapters "The exact worst case", "delta"
+and "The tight privacy profile" (Theorem 1, eqs. (6)-(7)).
+"""
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+
+from ..loss import privacy_loss
+from ..profile import hockey_stick
+
+
+def compositions(N: int, n: int, min_count: int = 1):
+    """Every integer count vector of N records in n categories with each count >= min_count."""
+    free = N - n * min_count
+    if free < 0:
+        return
+    for cut in product(range(free + 1), repeat=n - 1):
+        if sum(cut) <= free:
+            yield np.array(list(cut) + [free - sum(cut)], dtype=float) + min_count
+
+
+def adjacent_pairs(N: int, n: int, min_count: int = 1):
+    """Every ordered pair (c, c') of count vectors with c' = c + e_i - e_j (Definition 3),
+    both with every count >= min_count."""
+    for c in compositions(N, n, min_count):
+        for i in range(n):
+            for j in range(n):
+                if i != j and c[j] - 1 >= min_count:
+                    cp = c.copy()
+                    cp[i] += 1
+                    cp[j] -= 1
+                    yield c, cp
+
+
+def omega1_vertices(n: int, gamma: float) -> np.ndarray:
+    """The n vertices of Omega_1 = {x in the simplex : x_i >= gamma}: gamma everywhere but one
+    entry 1 - (n-1) gamma."""
+    return np.full((n, n), gamma) + np.eye(n) * (1 - n * gamma)
+
+
+def max_privacy_loss(k: float, N: int, n: int, gamma: float, min_count: int = 1):
+    """max over all adjacent pairs and all vertices of Omega_1 of log f_c(x) - log f_c'(x).
+
+    Returns (value, c, c').  The loss is evaluated with ``privacy_loss`` (two
+    Dirichlet log-densities), not with the reduced formula.
+    """
+    vertices = omega1_vertices(n, gamma)
+    best = (-np.inf, None, None)
+    for c, cp in adjacent_pairs(N, n, min_count):
+        value = float(np.max(privacy_loss(vertices, c, cp, k)))
+        if value > best[0]:
+            best = (value, c, cp)
+    return best
+
+
+def max_exit_probability(exit_probability, k: float, N: int, n: int, gamma: float,
+                         min_count: int = 1):
+    """max over count vectors of exit_probability(counts, k, gamma); returns (value, counts)."""
+    best = (-np.inf, None)
+    for c in compositions(N, n, min_count):
+        value = exit_probability(c, k, gamma)
+        if value > best[0]:
+            best = (value, c)
+    return best
+
+
+def max_hockey_stick(epsilon: float, k: float, N: int, n: int, min_count: int = 1):
+    """max over all adjacent pairs of H_eps(Dir(k c/N) || Dir(k c'/N)); returns (value, c, c')."""
+    best = (-np.inf, None, None)
+    for c, cp in adjacent_pairs(N, n, min_count):
+        value = hockey_stick(epsilon, c, cp, k)
+        if value > best[0]:
+            best = (value, c, cp)
+    return best

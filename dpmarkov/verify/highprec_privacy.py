@@ -1,0 +1,118 @@
+"""mpmath twins of the privacy functions added for the privacy part of the book.
+
+Naive transcriptions at DPS digits (no cancellation tricks), to judge the float
+code: the exact worst-case loss and the corrected eq. (6) of Theorem 1, the exit
+probability of eq. (7) for n <= 3 by mpmath quadrature, and the hockey-stick
+divergence of one adjacent pair by quadrature of (p - e^eps q)_+.
+Book: "The exact worst case", "delta", "The tight privacy profile".
+"""
+from __future__ import annotations
+
+import mpmath as mp
+
+DPS = 40
+
+
+def _mp(*values):
+    return [mp.mpf(str(v)) for v in values]
+
+
+def log_beta(alphas):
+    """log of the multivariate Beta function B(alpha)."""
+    return mp.fsum(mp.loggamma(a) for a in alphas) - mp.loggamma(mp.fsum(alphas))
+
+
+def epsilon_exact(k, N, n, gamma, min_count):
+    """log B(k c'/N) - log B(k c/N) at the worst pair plus (k/N) log((1-(n-1)gamma)/gamma)."""
+    with mp.workdps(DPS):
+        k, N, n, gamma, m = _mp(k, N, n, gamma, min_count)
+        big = N - (n - 1) * m
+        c = [big - 1, m + 1] + [m] * int(n - 2)
+        cp = [big, m] + [m] * int(n - 2)
+        data = log_beta([k * v / N for v in cp]) - log_beta([k * v / N for v in c])
+        return +(data + k / N * mp.log((1 - (n - 1) * gamma) / gamma))
+
+
+def epsilon_corrected(k, eta, N, n, gamma):
+    """eq. (6) with 1 - 2 eta replaced by 1 - (n-1) eta."""
+    with mp.workdps(DPS):
+        k, eta, N, n, gamma = _mp(k, eta, N, n, gamma)
+        top = 1 - (n - 1) * eta
+        data = (mp.log(mp.beta(k * eta, k * top))
+                - mp.log(mp.beta(k * (eta + 1 / N), k * (top - 1 / N))))
+        return +(data + k / N * mp.log((1 - (n - 1) * gamma) / gamma))
+
+
+def exit_probability(counts, k, gamma):
+    """P(some X_i < gamma), X ~ Dir(k C), n = 2 or 3, by mpmath.
+
+    n = 2: two Beta CDFs.  n = 3: 1 - P(every X_i >= gamma), the inner probability
+    as one integral over x_1 in [gamma, 1 - 2 gamma] of the Beta(a_1, a_2 + a_3)
+    density times P(gamma <= X_2 <= 1 - x_1 - gamma | x_1) (a Beta(a_2, a_3) law
+    for X_2 / (1 - x_1)).  No inclusion-exclusion, unlike the float code.
+    """
+    with mp.workdps(DPS):
+        counts = _mp(*counts)
+        k, gamma = _mp(k, gamma)
+        total = mp.fsum(counts)
+        a = [k * c / total for c in counts]
+        if len(a) == 2:
+            return +(mp.betainc(a[0], a[1], 0, gamma, regularized=True)
+                     + mp.betainc(a[1], a[0], 0, gamma, regularized=True))
+        if len(a) != 3:
+            raise ValueError("n must be 2 or 3")
+        b = a[1] + a[2]
+        norm = mp.beta(a[0], b)
+
+        def f(x):
+            y_lo, y_hi = gamma / (1 - x), (1 - x - gamma) / (1 - x)
+            inner = mp.betainc(a[1], a[2], y_lo, y_hi, regularized=True)
+            return x ** (a[0] - 1) * (1 - x) ** (b - 1) / norm * inner
+        lo, hi = gamma, 1 - 2 * gamma
+        mode = min(max((a[0] - 1) / (a[0] + b - 2), lo), hi) if a[0] + b > 2 else (lo + hi) / 2
+        pts = sorted({lo, mode, hi})
+        inside = mp.quad(f, pts, maxdegree=10)
+        return +(1 - inside)
+
+
+def hockey_stick(epsilon, counts, counts_prime, k):
+    """H_eps between the laws of B = x_j/(x_i+x_j) under c and c' by quadrature of (p - e^eps q)_+.
+
+    c' = c + e_i - e_j; the loss depends on x only through B (book: tight profile).
+    The integral is taken in z = logit(B), where the densities decay exponentially,
+    from the root z* of log p(z) - log q(z) = eps (found by bracketing and bisection
+    on the numerically evaluated log-densities) to infinity.
+    """
+    with mp.workdps(DPS):
+        diff = [float(b) - float(a) for a, b in zip(counts, counts_prime)]
+        i, j = diff.index(1.0), diff.index(-1.0)
+        c, cp = _mp(*counts), _mp(*counts_prime)
+        k, eps = _mp(k, epsilon)
+        N = mp.fsum(c)
+        p = (k * c[j] / N, k * c[i] / N)
+        q = (k * cp[j] / N, k * cp[i] / N)
+
+        def log_dens(z, ab):
+            # density of z = logit(B) for B ~ Beta(ab): b^a (1-b)^beta / B(a, beta)
+            log_b, log_1mb = -mp.log1p(mp.exp(-z)), -mp.log1p(mp.exp(z))
+            return ab[0] * log_b + ab[1] * log_1mb - mp.log(mp.beta(*ab))
+
+        def gap(z):
+            return log_dens(z, p) - log_dens(z, q) - eps
+        lo, hi = mp.mpf(-1), mp.mpf(1)
+        while gap(lo) > 0:
+            lo *= 2
+        while gap(hi) < 0:
+            hi *= 2
+        for _ in range(400):
+            mid = (lo + hi) / 2
+            if gap(mid) < 0:
+                lo = mid
+            else:
+                hi = mid
+        start = (lo + hi) / 2
+        # mp.quad's stopping rule is absolute: scale the integrand to order one first
+        scale = log_dens(start, p)
+        return +(mp.exp(scale) * mp.quad(
+            lambda z: mp.exp(log_dens(z, p) - scale) - mp.exp(eps + log_dens(z, q) - scale),
+            [start, start + 1, start + 10, mp.inf]))

@@ -1,0 +1,274 @@
+"""Tests of eq. (6) and eq. (7) as implemented in dpmarkov/privacy.py (Theorem 1).
+
+Float code against its mpmath twin (dpmarkov.verify.highprec, 60 digits) over an
+extreme grid, monotonicity in k (the reason k_for_epsilon is well defined), the
+inverse, epsilon_star, the union-bound delta, and every input check.
+Book: chapters "The privacy loss of the Dirichlet mechanism" and "delta".
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import dpmarkov as dm
+from dpmarkov.privacy import lgamma_increment
+from dpmarkov.verify import highprec
+
+# The extreme grid of the brief: k up to 1e7, N up to 1e8, gamma down to 1e-12, n 2..500.
+ETAS = [1e-6, 1e-3, 0.073, 0.2, 0.249]
+NS = [4, 10, 98, 10**4, 10**8]
+SMALL_NS = [2, 3, 5, 50, 500]
+KS = ["kmin", 100.0, 1e4, 1e7]
+GAMMAS = [1e-12, 1e-4, "near 1/n"]
+
+
+def _grid():
+    for eta, N, n, k, g in itertools.product(ETAS, NS, SMALL_NS, KS, GAMMAS):
+        k = 1.5 / eta if k == "kmin" else k
+        g = 0.9 / n if g == "near 1/n" else g
+        if k < 1.5 / eta or n * math.ceil(eta * N - 1e-9) > N or 3 * eta + 1 / N > 1:
+            continue
+        yield k, eta, N, n, g
+
+
+GRID = list(_grid())
+
+
+def test_grid_is_large_and_reaches_the_extremes():
+    ks, etas, Ns, ns, gs = map(np.array, zip(*GRID))
+    assert len(GRID) > 500
+    assert ks.max() == 1e7 and Ns.max() == 1e8 and gs.min() == 1e-12
+    assert ns.min() == 2 and ns.max() == 500
+
+
+def test_epsilon_matches_mpmath_twin_over_extreme_grid():
+    # The float path avoids cancellation (Stirling / Taylor increments of log Gamma);
+    # the twin is the naive formula at 60 digits.  Measured worst relative error is
+    # about 4e-13 (at N = 1e8, small k); we require 1e-11.
+    worst = 0.0
+    for k, eta, N, n, g in GRID:
+        exact = highprec.epsilon(k, eta, N, n, g)
+        got = dm.epsilon(k, eta, N, n, g)
+        worst = max(worst, abs(got - float(exact)) / abs(float(exact)))
+    assert worst < 1e-11, worst
+
+
+def test_epsilon_broadcasts_over_arrays():
+    ks = np.array([20.6, 50.0, 110.6])
+    out = dm.epsilon(ks, 0.073, 98, 5, 0.0004)
+    assert out.shape == (3,)
+    assert np.allclose(out, [dm.epsilon(k, 0.073, 98, 5, 0.0004) for k in ks], rtol=0, atol=0)
+    assert isinstance(dm.epsilon(20.6, 0.073, 98, 5, 0.0004), float)
+
+
+def test_grade_distribution_value():
+    # Section 6.1 parameters; the paper prints 2.255 (the accuracy part investigates).
+    assert dm.epsilon(20.6, 0.073, 98, 5, 0.0004) == pytest.approx(2.211907528887, rel=1e-11)
+
+
+@pytest.mark.parametrize("x", [1e-8, 0.1, 1.0, 7.5, 10.0, 1e3, 1e8])
+@pytest.mark.parametrize("h", [1e-9, 1e-4, 0.3, 5.0])
+def test_lgamma_increment_against_mpmath(x, h):
+    with mp.workdps(50):
+        exact = mp.loggamma(mp.mpf(x) + mp.mpf(h)) - mp.loggamma(mp.mpf(x))
+    got = lgamma_increment(x, h)
+    assert abs(got - float(exact)) <= 1e-13 * abs(float(exact)) + 1e-300
+
+
+# --- monotonicity in k ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("x", [1e-6, 1e-3, 0.5, 1.0, 3.0, 50.0])
+def test_convexity_inequality_series(x):
+    # g(a) = a psi(k a) is convex because 2 psi'(x) + x psi''(x) = 2 sum_{j>=1} j/(x+j)^3 > 0.
+    with mp.workdps(40):
+        x = mp.mpf(x)
+        value = 2 * mp.psi(1, x) + x * mp.psi(2, x)
+        series = 2 * mp.nsum(lambda j: j / (x + j) ** 3, [1, mp.inf])
+        assert value > 0
+        assert abs(value - series) <= mp.mpf("1e-25") * abs(series)
+
+
+@pytest.mark.parametrize("x", np.geomspace(1e-8, 1e12, 41))
+def test_convexity_inequality_positive_everywhere(x):
+    # Large x: 2 psi' + x psi'' = 1/x - 1/(6 x^3) + x^-5/10 + ... (asymptotic series), > 0.
+    with mp.workdps(40):
+        x = mp.mpf(x)
+        value = 2 * mp.psi(1, x) + x * mp.psi(2, x)
+        assert value > 0
+        if x > 100:
+            assert abs(value * x - (1 - 1 / (6 * x ** 2))) <= 0.2 / x ** 4 + mp.mpf("1e-35")
+
+
+@pytest.mark.parametrize("eta, N, n, gamma", [(0.073, 98, 5, 4e-4), (0.2, 4, 2, 0.3),
+                                              (0.001, 10**8, 500, 1e-12), (0.249, 10**4, 3, 0.33)])
+def test_epsilon_strictly_increasing_in_k(eta, N, n, gamma):
+    ks = np.geomspace(1.5 / eta, 1e7, 400)
+    eps = dm.epsilon(ks, eta, N, n, gamma)
+    assert np.all(np.diff(eps) > 0)
+
+
+def test_derivative_in_k_matches_formula_and_is_positive():
+    # d eps / dk = g(eta) + g(1-2eta) - g(eta+1/N) - g(1-2eta-1/N) + (1/N) log((1-(n-1)g)/g)
+    eta, N, n, gamma = 0.073, 98, 5, 4e-4
+    with mp.workdps(50):
+        for k in (20.6, 60.0, 1e4):
+            k = mp.mpf(k)
+
+            def g(a):
+                return a * mp.psi(0, k * a)
+            eta_, N_, g_ = mp.mpf(str(eta)), mp.mpf(N), mp.mpf(str(gamma))
+            formula = (g(eta_) + g(1 - 2 * eta_) - g(eta_ + 1 / N_) - g(1 - 2 * eta_ - 1 / N_)
+                       + mp.log((1 - (n - 1) * g_) / g_) / N_)
+            step = mp.mpf("1e-15")   # central difference at 60 digits: error ~ step^2
+            numeric = (highprec.epsilon(k + step, eta, N, n, gamma)
+                       - highprec.epsilon(k - step, eta, N, n, gamma)) / (2 * step)
+            assert formula > 0
+            assert abs(formula - numeric) < mp.mpf("1e-20")
+
+
+# --- inverse and epsilon_star ----------------------------------------------------------------
+
+@pytest.mark.parametrize("eta, N, n, gamma", [(0.073, 98, 5, 4e-4), (0.01, 10**6, 50, 1e-8),
+                                              (0.2, 10, 2, 0.1)])
+def test_k_for_epsilon_round_trip(eta, N, n, gamma):
+    for k in (1.5 / eta, 2.0 / eta, 1e3, 1e6):
+        e = dm.epsilon(k, eta, N, n, gamma)
+        assert dm.k_for_epsilon(e, eta, N, n, gamma) == pytest.approx(k, rel=1e-10)
+    star = dm.epsilon_star(eta, N, n, gamma)
+    for target in (star * 1.001, star + 1, 10 * star):
+        k = dm.k_for_epsilon(target, eta, N, n, gamma)
+        assert dm.epsilon(k, eta, N, n, gamma) == pytest.approx(target, rel=1e-10)
+
+
+def test_k_for_epsilon_broadcasts():
+    targets = np.array([3.0, 4.0, 5.0])
+    ks = dm.k_for_epsilon(targets, 0.073, 98, 5, 4e-4)
+    assert ks.shape == (3,) and np.all(np.diff(ks) > 0)
+
+
+def test_k_for_epsilon_rejects_target_below_epsilon_star():
+    star = dm.epsilon_star(0.073, 98, 5, 4e-4)
+    with pytest.raises(ValueError, match="below epsilon_star"):
+        dm.k_for_epsilon(star * 0.99, 0.073, 98, 5, 4e-4)
+
+
+def test_epsilon_star_is_the_papers_closed_form():
+    eta, N, n, gamma = 0.073, 98, 5, 4e-4
+    with mp.workdps(40):
+        e, NN = mp.mpf(eta), mp.mpf(N)
+        closed = (mp.log(mp.beta(mp.mpf(3) / 2, 3 / (2 * e) - 3))
+                  - mp.log(mp.beta(mp.mpf(3) / 2 + 3 / (2 * e * NN), 3 / (2 * e) - 3 - 3 / (2 * e * NN)))
+                  + 3 / (2 * e * NN) * mp.log((1 - (n - 1) * mp.mpf(gamma)) / mp.mpf(gamma)))
+    assert dm.epsilon_star(eta, N, n, gamma) == pytest.approx(float(closed), rel=1e-12)
+    assert dm.epsilon_star(eta, N, n, gamma) == dm.epsilon(dm.k_min(eta), eta, N, n, gamma)
+
+
+# --- delta (eq. 7), union bound -----------------------------------------------------------------
+
+def test_worst_counts_shape_and_sum():
+    c = dm.worst_counts(0.073, 98, 5)
+    assert c.tolist() == [8, 8, 8, 8, 66]
+    assert dm.worst_counts(0.1, 100, 3).tolist() == [10, 10, 80]
+
+
+@pytest.mark.parametrize("counts, k, gamma", [([8, 8, 8, 8, 66], 20.6, 4e-4),
+                                              ([2, 3, 95], 300.0, 0.002), ([50, 50], 1e3, 0.45)])
+def test_exit_probability_union_matches_mpmath(counts, k, gamma):
+    got = dm.exit_probability_union(counts, k, gamma)
+    assert got == pytest.approx(float(highprec.exit_probability_union(counts, k, gamma)),
+                                rel=1e-10)
+
+
+def test_exit_probability_union_is_capped_at_one():
+    # Boole's sum exceeds 1 here; a probability bound of 1 is still a valid bound.
+    assert float(highprec.exit_probability_union([1, 1, 98], 3.0, 0.01)) > 1
+    assert dm.exit_probability_union([1, 1, 98], 3.0, 0.01) == 1.0
+
+
+def test_delta_union_value_and_broadcast():
+    assert dm.delta(20.6, 0.073, 98, 5, 4e-4) == pytest.approx(7.305389608582e-4, rel=1e-9)
+    out = dm.delta(np.array([20.6, 40.0]), 0.073, 98, 5, 4e-4)
+    assert out.shape == (2,) and out[1] < out[0]
+
+
+def test_delta_union_is_at_least_exact():
+    for n in (2, 3, 4):
+        assert dm.delta(20.6, 0.073, 98, n, 4e-4) >= dm.delta(20.6, 0.073, 98, n, 4e-4,
+                                                                method="exact")
+
+
+# --- input checks -------------------------------------------------------------------------------
+
+GOOD = dict(k=20.6, eta=0.073, N=98, n=5, gamma=4e-4)
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("k", 0.0, "must be > 0"), ("k", -1.0, "must be > 0"), ("k", np.nan, "finite"),
+    ("k", np.inf, "finite"), ("k", 10.0, "Assumption 4"),
+    ("eta", 0.0, "Assumption 3"), ("eta", 0.25, "Assumption 3"), ("eta", -0.1, "Assumption 3"),
+    ("eta", np.nan, "finite"),
+    ("N", 97.5, "whole number"), ("N", 1, ">= 2"), ("N", np.inf, "finite"), ("N", 0, ">= 2"),
+    ("n", 2.5, "whole number"), ("n", 1, ">= 2"), ("n", np.nan, "finite"),
+    ("gamma", 0.0, "must be > 0"), ("gamma", -1e-3, "must be > 0"), ("gamma", np.nan, "finite"),
+    ("gamma", 0.2, "1/n"), ("gamma", 0.25, "Assumption 2"),
+])
+@pytest.mark.parametrize("func", ["epsilon", "delta"])
+def test_bad_inputs_rejected(func, name, value, message):
+    args = dict(GOOD, **{name: value})
+    with pytest.raises(ValueError, match=message):
+        getattr(dm, func)(**args)
+
+
+def test_gamma_at_one_over_n_rejected_with_the_rule():
+    with pytest.raises(ValueError, match=r"1/n=0.2"):
+        dm.epsilon(20.6, 0.073, 98, 5, 0.2)
+
+
+def test_assumption_3_infeasible_rejected():
+    # n ceil(eta N) = 20 * 8 = 160 > 98 records
+    with pytest.raises(ValueError, match="Assumption 3 cannot hold"):
+        dm.epsilon(20.6, 0.073, 98, 20, 1e-4)
+    with pytest.raises(ValueError, match="Assumption 3 cannot hold"):
+        dm.delta(20.6, 0.073, 98, 20, 1e-4)
+    with pytest.raises(ValueError, match="Assumption 3 cannot hold"):
+        dm.worst_counts(0.073, 98, 20)
+
+
+def test_tiny_N_where_eq6_is_not_a_bound_rejected():
+    # N = 3, eta = 0.24: 3 eta + 1/N > 1 and eq. (6) would be negative.
+    with pytest.raises(ValueError, match="3\\*eta \\+ 1/N > 1"):
+        dm.epsilon(10.0, 0.24, 3, 2, 0.4)
+
+
+def test_delta_method_checked():
+    with pytest.raises(ValueError, match="method='boole'"):
+        dm.delta(**GOOD, method="boole")
+
+
+def test_exit_probability_union_checks():
+    with pytest.raises(ValueError, match="counts must be >= 0"):
+        dm.exit_probability_union([-1, 5], 10.0, 0.1)
+    with pytest.raises(ValueError, match="whole numbers"):
+        dm.exit_probability_union([1.5, 5], 10.0, 0.1)
+    with pytest.raises(ValueError, match="must be > 0"):
+        dm.exit_probability_union([1, 5], 0.0, 0.1)
+    with pytest.raises(ValueError, match="1/n"):
+        dm.exit_probability_union([1, 5], 10.0, 0.5)
+    with pytest.raises(ValueError, match="sums to 0"):
+        dm.exit_probability_union([0, 0], 10.0, 0.1)
+
+
+@pytest.mark.parametrize("bad", [np.nan, -1.0, 0.0, np.inf])
+def test_k_for_epsilon_rejects_bad_targets(bad):
+    with pytest.raises(ValueError):
+        dm.k_for_epsilon(bad, 0.073, 98, 5, 4e-4)
+
+
+def test_k_min_checks_eta():
+    assert dm.k_min(0.073) == pytest.approx(1.5 / 0.073)
+    with pytest.raises(ValueError, match="Assumption 3"):
+        dm.k_min(0.3)
