@@ -6,23 +6,26 @@ of the tests.  Three questions (GitHub issue 5):
 (a) 1,000 private copies of a 265 x 265 chain: ``dm.privatize_chain`` against the same
     gamma variates drawn by plain numpy and normalised row by row (target: <= 1.3x);
 (b) the stationary distributions of those 1,000 chains: ``dm.stationary_distribution``
-    (GTH, stacked) against numpy's batched dense solve with the normalisation folded in,
-    (I - P + 1 1^T)^T pi = 1 (target: <= 2x), and the accuracy of both on two chains
-    whose pi is known exactly;
+    (blocked GTH, stacked, input checks included) against numpy's batched dense solve
+    with the normalisation folded in, (I - P + 1 1^T)^T pi = 1 (target: <= 2x), the
+    textbook one-state-at-a-time GTH as a reference, and the accuracy of all three on
+    two chains whose pi is known exactly;
 (c) peak memory (tracemalloc, which sees numpy's allocations) of one-shot and batched
     draws: 1000 x 265 x 265 doubles are 562 MB, and streaming the batches keeps the
     whole pipeline far below 1 GiB.
 
 The chain is synthetic and dense (every count 1..199, as many states as the TLC zone
 table) -- the hardest case for both steps.  Timings are the best of ``REPEATS`` runs for
-(a), of 2 runs for the fast methods of (b), and a single run for the slow GTH.
+(a); in (b) the methods are alternated for ``ROUNDS`` rounds (best and median reported,
+and the per-round ratio), and the slow textbook GTH is timed once on a subset.
 """
 from __future__ import annotations
 
 import os
 
-# One BLAS thread unless the caller says otherwise: the machine is shared, the GTH
-# elimination is single-threaded numpy, and multithreaded BLAS under load mostly spins.
+# One BLAS thread unless the caller says otherwise: the machine is shared, and
+# multithreaded BLAS under load mostly spins.  (Run without OPENBLAS_CORETYPE and
+# OPENBLAS_L2_SIZE overrides, see README.md.)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -39,6 +42,8 @@ from dpmarkov import chain  # noqa: E402
 N_STATES = 265
 DRAWS = 1000
 REPEATS = 3
+ROUNDS = 5             # interleaved rounds of (b)
+TEXTBOOK_SUBSET = 100  # chains the slow textbook GTH is timed on
 SEED = 20260226
 
 
@@ -72,28 +77,18 @@ def numpy_stationary(P):
     return np.linalg.solve(np.swapaxes(A, -1, -2), np.ones(P.shape[:-1] + (1,)))[..., 0]
 
 
-def gth_blocked(A, block=16):
-    """GTH on a stack (b, n, n), in place, with the trailing updates done by matmul.
+def gth_textbook(P):
+    """Textbook GTH, one state at a time (the previous ``dpmarkov.chain._gth``).
 
-    A proposal for ``dpmarkov.chain._gth`` (not used by the package).  Same
-    arithmetic as the textbook GTH elimination -- only sums and products of
-    non-negative numbers and divisions by positive sums -- so the same relative
-    accuracy, but the states are eliminated in panels of ``block``: inside a panel
-    only the panel's rows and columns are updated, and the remaining (m x m) block
-    gets all the panel's rank-1 updates at once as one batched matmul.
+    The reference for the blocked GTH now in ``dpmarkov.chain._gth``: timed on a
+    subset of the stack, and compared for accuracy.
     """
+    A = np.array(P, dtype=float)
     n = A.shape[-1]
-    hi = n - 1
-    while hi >= 1:
-        lo = max(1, hi - block + 1)                      # panel lo..hi, kept states 0..lo-1
-        for p in range(hi, lo - 1, -1):
-            s = A[:, p, :p].sum(axis=-1)                 # rate of leaving p to states < p
-            A[:, :p, p] /= s[:, None]
-            if p > lo:                                   # panel rows, and kept rows x panel columns
-                A[:, lo:p, :p] += A[:, lo:p, p, None] * A[:, p, None, :p]
-                A[:, :lo, lo:p] += A[:, :lo, p, None] * A[:, p, None, lo:p]
-        A[:, :lo, :lo] += A[:, :lo, lo:hi + 1] @ A[:, lo:hi + 1, :lo]
-        hi = lo - 1
+    for m in range(n - 1, 0, -1):
+        s = A[:, m, :m].sum(axis=-1)
+        A[:, :m, m] /= s[:, None]
+        A[:, :m, :m] += A[:, :m, m, None] * A[:, m, None, :m]
     pi = np.zeros(A.shape[:-1])
     pi[:, 0] = 1.0
     for j in range(1, n):
@@ -101,12 +96,27 @@ def gth_blocked(A, block=16):
     return pi / pi.sum(axis=-1, keepdims=True)
 
 
-def gth_blocked_stack(P, batch=16):
-    """``gth_blocked`` over a stack, ``batch`` matrices at a time (cache-sized work)."""
+def gth_textbook_stack(P, batch=8):
     out = np.empty(P.shape[:-1])
     for s in range(0, P.shape[0], batch):
-        out[s:s + batch] = gth_blocked(P[s:s + batch].copy())
+        out[s:s + batch] = gth_textbook(P[s:s + batch])
     return out
+
+
+def interleaved(fns, rounds):
+    """Run the functions in turn ``rounds`` times: per-function times, and the last results.
+
+    Alternating the methods exposes them to the same background load, so the
+    per-round ratios are fairer than separate best-of runs on a shared machine.
+    """
+    times = {name: [] for name in fns}
+    out = {}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            out[name] = fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: np.array(t) for name, t in times.items()}, out
 
 
 def ncd_chain(n=N_STATES, coupling=1e-13, seed=SEED):
@@ -153,6 +163,7 @@ def main():
     print(f"# bench_chain: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"numpy {np.__version__}, python {platform.python_version()}, "
           f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'unset')}, "
           f"load average {os.getloadavg()[0]:.1f}")
     counts = synthetic_counts()
     eta = chain.row_eta(counts)
@@ -170,28 +181,38 @@ def main():
     print(f"    ratio {t_dm / t_np:.2f}x (target <= 1.3x); same draws for the same seed: {same}")
 
     # (b) stationary distributions
-    t_gth, pi_gth = best_time(lambda: dm.stationary_distribution(P), repeats=1)
-    t_sol, pi_sol = best_time(lambda: numpy_stationary(P), repeats=2)
-    t_dms, _ = best_time(lambda: dm.stationary_distribution(P, method="solve"), repeats=2)
-    t_blk, pi_blk = best_time(lambda: gth_blocked_stack(P), repeats=2)
-    print(f"\n(b) stationary distributions of the {DRAWS} private chains")
-    print(f"    dm.stationary_distribution (GTH)    {t_gth:7.3f} s")
-    print(f"    dm.stationary_distribution (solve)  {t_dms:7.3f} s  (checks + LAPACK)")
-    print(f"    numpy batched solve                 {t_sol:7.3f} s")
-    print(f"    blocked GTH (proposal, no checks)   {t_blk:7.3f} s  "
-          f"max |pi_blocked - pi_GTH| / pi = {np.max(np.abs(pi_blk - pi_gth) / pi_gth):.1e}")
-    print(f"    ratio GTH / numpy {t_gth / t_sol:.2f}x (target <= 2x); blocked GTH / numpy "
-          f"{t_blk / t_sol:.2f}x; "
+    times, res = interleaved({"gth": lambda: dm.stationary_distribution(P),
+                              "numpy": lambda: numpy_stationary(P),
+                              "dm_solve": lambda: dm.stationary_distribution(P, method="solve")},
+                             ROUNDS)
+    pi_gth, pi_sol = res["gth"], res["numpy"]
+    sub = TEXTBOOK_SUBSET
+    t_txt, pi_txt = best_time(lambda: gth_textbook_stack(P[:sub]), repeats=1)
+    ratios = times["gth"] / times["numpy"]
+    print(f"\n(b) stationary distributions of the {DRAWS} private chains "
+          f"({ROUNDS} interleaved rounds: best / median)")
+    for name, label in (("gth", "dm.stationary_distribution (GTH)  "),
+                        ("dm_solve", "dm.stationary_distribution (solve)"),
+                        ("numpy", "numpy batched solve               ")):
+        print(f"    {label}  {times[name].min():7.3f} s / {np.median(times[name]):7.3f} s")
+    print(f"    textbook GTH (one state at a time)  {t_txt * DRAWS / sub:7.3f} s  "
+          f"(timed on {sub} chains, scaled)")
+    print(f"    ratio GTH / numpy: best {times['gth'].min() / times['numpy'].min():.2f}x, "
+          f"per-round median {np.median(ratios):.2f}x, "
+          f"range {ratios.min():.2f}-{ratios.max():.2f}x "
+          f"(target <= 2x); textbook GTH / GTH {t_txt * DRAWS / sub / times['gth'].min():.1f}x")
+    print(f"    max |pi_GTH - pi_textbook| / pi_textbook = "
+          f"{np.max(np.abs(pi_gth[:sub] - pi_txt) / pi_txt):.1e}; "
           f"max |pi_GTH - pi_solve| = {np.abs(pi_gth - pi_sol).max():.1e}")
-    del P
+    del P, res
     for name, (Pm, exact) in {"nearly decomposable, coupling 1e-13 (pi = 1/n)": ncd_chain(),
                               "birth-death, pi_j ~ (1/9)^j (pi down to 1e-253)":
                                   birth_death_chain()}.items():
         e_gth = relative_error(dm.stationary_distribution(Pm), exact)
         e_sol = relative_error(numpy_stationary(Pm), exact)
-        e_blk = relative_error(gth_blocked(Pm[None].copy())[0], exact)
+        e_txt = relative_error(gth_textbook(Pm[None])[0], exact)
         print(f"    accuracy, {name}:\n      max relative error: GTH {e_gth:.1e}, "
-              f"blocked GTH {e_blk:.1e}, numpy solve {e_sol:.1e}")
+              f"textbook GTH {e_txt:.1e}, numpy solve {e_sol:.1e}")
 
     # (c) memory
     small = 100
@@ -217,6 +238,7 @@ def main():
     print(f"    process peak RSS (ru_maxrss, whole run)  {rss:7.0f} MiB  (includes (b): the "
           "stack of private chains and the solve baseline's I - P + 1 1^T, 536 MiB each)")
     assert m_dm < 1024 and m_stream < 1024, "batching should keep the draws under 1 GiB"
+    print(f"\n# load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

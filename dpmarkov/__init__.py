@@ -18,6 +18,7 @@ Private Data-Driven Markov Chain Modeling" (arXiv 2602.22443).  One module per i
 Seeded randomness (``rng=0``) is for teaching and testing; a real release uses
 the default ``rng=None`` (fresh OS entropy).
 """
+from . import baselines
 from .accuracy import (coordinate_variance, expected_kl, expected_l1, expected_tv,
                        expected_tv_bound, k_for_kl, kl_bound, kl_bound_bordered, kl_divergence,
                        tail_bound, tail_bound_subgaussian)
@@ -44,6 +45,7 @@ __version__ = "0.1.0"
 __all__ = [
     "coordinate_variance", "expected_l1", "expected_tv", "expected_tv_bound", "k_for_kl",
     "kl_bound_bordered", "tail_bound", "tail_bound_subgaussian",
+    "baselines",
     "audit_hockey_stick", "check_assumption_3", "count_vector", "delta", "dirichlet_parameters", "epsilon",
     "epsilon_star", "exit_probability_union", "expected_kl", "in_bordered_simplex",
     "in_simplex", "k_for_epsilon", "k_min", "kl_bound", "kl_divergence", "log_density",

@@ -28,10 +28,13 @@ from .mechanism import _generator
 
 #: Rows of a stochastic matrix must sum to 1 within this absolute tolerance.
 ROW_SUM_ATOL = 1e-9
-#: Bytes of scratch memory one batch of Algorithm 2 (or of GTH) may use.
+#: Bytes of one batch of Algorithm 2 (one ``standard_gamma`` call; the size of the
+#: arrays ``iter_privatize_chain`` yields).
 BATCH_BYTES = 64 * 2**20
-#: GTH works on a few matrices at a time (cache-sized batches are faster).
-GTH_BATCH_BYTES = 4 * 2**20
+#: GTH eliminates states in panels of this many (``_gth``) ...
+GTH_PANEL = 16
+#: ... on this many matrices at a time (a few MB: the batch stays in cache).
+GTH_BATCH = 16
 
 
 # --------------------------------------------------------------------------- counts
@@ -206,6 +209,8 @@ def check_irreducible(P) -> np.ndarray:
     """
     arr = _square("P", P)
     pats = (arr > 0).reshape(-1, arr.shape[-1], arr.shape[-1])
+    if pats.shape[0] == 0:                              # an empty stack has nothing to check
+        return arr
     first = pats[0]
     todo = [first] if np.all(pats == first) else list(pats)
     for s, pat in enumerate(todo):
@@ -260,14 +265,15 @@ def _row_design(counts, k, eta):
     return arr, k_rows, k_rows[:, None] * C
 
 
-def _draw(gen: np.random.Generator, alpha: np.ndarray, b: int) -> np.ndarray:
-    g = gen.standard_gamma(alpha, size=(b,) + alpha.shape)
-    total = g.sum(axis=-1, keepdims=True)
+def _draw(gen: np.random.Generator, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Fill ``out`` (b, n, n) with b private matrices: gamma variates in place, rows normalised."""
+    gen.standard_gamma(alpha, size=out.shape, out=out)
+    total = out.sum(axis=-1, keepdims=True)
     if np.any(total == 0):  # only possible for tiny k*C (far outside Assumption 4)
         raise ValueError("a privatized row underflowed to all zeros: k*C_ij is far too small "
                          "(Assumption 4 asks k_i >= 3/(2 eta_i), i.e. every k_i C_ij >= 1.5)")
-    g /= total
-    return g
+    out /= total
+    return out
 
 
 def _default_batch(n: int) -> int:
@@ -294,7 +300,7 @@ def _batches(gen, alpha, size, batch):
     done = 0
     while done < size:
         b = min(batch, size - done)
-        yield _draw(gen, alpha, b)
+        yield _draw(gen, alpha, np.empty((b,) + alpha.shape))
         done += b
 
 
@@ -320,30 +326,33 @@ def privatize_chain(counts, k, *, rng=None, size=None, eta=None, batch=None) -> 
         and testing only.
     size : int, optional
         Number of independent private matrices: output shape ``(size, n, n)``.
-        Draws are made in batches of at most 64 MiB of scratch (one
-        ``standard_gamma`` call per batch on the broadcast parameter array, then
-        rows are normalised) into one preallocated result.
+        The result is allocated once; each batch of matrices is drawn straight
+        into its slice of it (one ``standard_gamma(..., out=...)`` call on the
+        broadcast parameter array, then the rows are normalised in place), so no
+        scratch memory is needed beyond the result.
     eta : float or (n,) array, optional
         If given, Assumption 3 (every observed count >= eta_i N_i) and
         Assumption 4 (k_i >= 3/(2 eta_i)) are checked on the support of each row.
     batch : int, optional
-        Matrices per batch (default: as many as fit in 64 MiB).  The result does
-        not depend on it.
+        Matrices per ``standard_gamma`` call (default: as many as fit in
+        64 MiB).  The result does not depend on it: the same seed gives the same
+        matrices as one ``standard_gamma`` call on the whole
+        ``(size, n, n)`` parameter array, rows divided by their sums.
 
     Returns
     -------
     numpy.ndarray
         A stochastic ``(n, n)`` matrix, or ``(size, n, n)`` of them.
     """
+    _, _, alpha = _row_design(counts, k, eta)
+    gen = _generator(rng)
     if size is None:
-        return next(iter_privatize_chain(counts, k, size=1, batch=1, rng=rng, eta=eta))[0]
+        return _draw(gen, alpha, np.empty((1,) + alpha.shape))[0]
     size = _whole("size", size, 1)
-    n = check_counts(counts).shape[0]
-    out = np.empty((size, n, n))
-    done = 0
-    for block in iter_privatize_chain(counts, k, size=size, batch=batch, rng=rng, eta=eta):
-        out[done:done + block.shape[0]] = block
-        done += block.shape[0]
+    batch = _default_batch(alpha.shape[0]) if batch is None else _whole("batch", batch, 1)
+    out = np.empty((size,) + alpha.shape)
+    for s in range(0, size, batch):          # each batch is drawn straight into its slice
+        _draw(gen, alpha, out[s:s + batch])
     return out
 
 
@@ -361,18 +370,90 @@ def row_eta(counts) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- stationary
-def _gth(A: np.ndarray) -> np.ndarray:
-    """GTH elimination on a stack (b, n, n), in place; returns (b, n) stationary vectors."""
-    n = A.shape[-1]
-    for m in range(n - 1, 0, -1):
-        s = A[:, m, :m].sum(axis=-1)                       # rate of leaving m downwards
-        A[:, :m, m] /= s[:, None]
-        A[:, :m, :m] += A[:, :m, m, None] * A[:, m, None, :m]
-    pi = np.zeros(A.shape[:-1])
+def _gth(A: np.ndarray, panel: int = GTH_PANEL) -> np.ndarray:
+    """GTH on a stack (b, n, n) of irreducible stochastic matrices; returns (b, n) vectors pi.
+
+    ``A`` is scratch (overwritten).  Textbook GTH {cite}`grassmann1985` eliminates
+    the states p = n-1, ..., 1 one at a time: with s_p = sum_{j<p} A[p, j] (the
+    rate of leaving p downwards, never 1 - A[p, p]), for all i, j < p
+
+        A[i, p] /= s_p,    A[i, j] += A[i, p] A[p, j],
+
+    and then pi_0 = 1, pi_j = sum_{i<j} pi_i A[i, j].  Only non-negative numbers are
+    added, multiplied and divided, so every pi_j has a small relative error.
+
+    Blocked version: the states lo..hi of a panel (w = ``panel`` states) are
+    eliminated together, and the rank-one updates that reach the kept states
+    0..lo-1 are collected into three matrix products.  The textbook step runs on
+    a small (2w, 2w + 1) matrix Y that stands for A: its rows are w probe rows
+    for the kept rows and the w panel rows; its columns are w probe columns for
+    the kept columns, one column with the panel rows' sums over the kept columns
+    (all that s_p needs from them) and the w panel columns.  The probes start as
+    identities, so after the panel they hold the linear maps the eliminations
+    applied: the kept rows' panel columns become A[:lo, J] M (M = the probe rows'
+    panel columns), the panel rows' kept columns T A[J, :lo] (T = the panel
+    rows' probe columns), and the kept block gets every update at once,
+
+        A[:lo, :lo] += (A[:lo, J] M) T A[J, :lo]      (J = lo..hi).
+
+    M, T, the products and the sums involve non-negative numbers only, so the
+    relative accuracy is that of textbook GTH (the tests compare the two to
+    1e-13 on random and nearly decomposable chains), while most of the work is a
+    BLAS matrix product.  The back substitution uses the panels too: T is
+    (I - U)^{-1} for U the panel's eliminated upper triangle, so
+    pi_J = (pi_{<lo} A[:lo, J]) T.
+    """
+    b, n, _ = A.shape
+    panels = []
+    hi = n - 1
+    while hi >= 1:
+        lo = max(1, hi - panel + 1)
+        w = hi - lo + 1
+        Y = np.zeros((b, 2 * w, 2 * w + 1))
+        Y[:, :w, w + 1:] = np.eye(w)                              # probe rows
+        Y[:, w:, :w] = np.eye(w)                                  # probe columns
+        Y[:, w:, w] = A[:, lo:hi + 1, :lo].sum(axis=-1)           # sums over kept columns
+        Y[:, w:, w + 1:] = A[:, lo:hi + 1, lo:hi + 1]             # the panel block
+        for r in range(w - 1, -1, -1):                            # eliminate state lo + r
+            row, col = w + r, w + 1 + r                           # its row and column in Y
+            s = Y[:, row, w:col].sum(axis=-1, keepdims=True)
+            Y[:, :row, col] /= s
+            Y[:, :row, :col] += Y[:, :row, col, None] * Y[:, row, None, :col]
+        C = A[:, :lo, lo:hi + 1] @ Y[:, :w, w + 1:]               # A[:lo, J] M
+        T = Y[:, w:, :w]
+        A[:, :lo, :lo] += (C @ T) @ A[:, lo:hi + 1, :lo]
+        panels.append((lo, hi, C, T))
+        hi = lo - 1
+    pi = np.empty((b, n))
     pi[:, 0] = 1.0
-    for j in range(1, n):
-        pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
+    for lo, hi, C, T in reversed(panels):
+        pi[:, lo:hi + 1] = ((pi[:, None, :lo] @ C) @ T)[:, 0]
     return pi / pi.sum(axis=-1, keepdims=True)
+
+
+def _checked_chains(P) -> np.ndarray:
+    """``check_stochastic`` and ``check_irreducible`` for a big stack, in three passes.
+
+    The entrywise minimum and maximum over the stack and the row sums decide
+    everything in the common case: all finite, >= 0, rows summing to 1, and one
+    pattern of positive entries shared by every matrix (then one strongly
+    connected components search decides irreducibility).  Anything else goes
+    through the two public checks, which name the problem.
+    """
+    try:
+        arr = np.asarray(P, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
+        return check_irreducible(check_stochastic(P))
+    flat = arr.reshape((-1,) + arr.shape[-2:])
+    low, high = flat.min(axis=0), flat.max(axis=0)
+    fine = (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and low.min() >= 0
+            and np.all(np.abs(flat.sum(axis=-1) - 1) <= ROW_SUM_ATOL)
+            and np.all((low > 0) | (high == 0)))                # one pattern for the stack
+    if not fine or connected_components(high > 0, directed=True, connection="strong")[0] != 1:
+        return check_irreducible(check_stochastic(arr))
+    return arr
 
 
 def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
@@ -387,16 +468,18 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     non-negative numbers (the diagonal is never used, 1 - P_ii is formed as a
     sum of off-diagonal entries), so every component of pi is computed to high
     *relative* accuracy even for nearly decomposable chains whose pi spans many
-    orders of magnitude.  Vectorised over the stack, O(n^3) per matrix.
-    ``method="solve"``: LAPACK solve of (I - P + 1 1^T)^T pi = 1, about 4x faster
-    for big stacks (100 matrices of 265 x 265: ~0.8 s against ~2.5 s here), but
-    small components lose relative accuracy on nearly decomposable chains.
+    orders of magnitude.  O(n^3) per matrix, blocked (``_gth``): most of the
+    work is one BLAS matrix product per panel of ``GTH_PANEL`` states, on
+    ``GTH_BATCH`` matrices at a time.
+    ``method="solve"``: LAPACK solve of (I - P + 1 1^T)^T pi = 1, somewhat faster
+    for big stacks (1,000 matrices of 265 x 265 on the benchmark machine: about
+    0.8 s against 1.3 s, see benchmarks/README.md), but small components lose
+    relative accuracy on nearly decomposable chains.
     Book: "Stationary distribution and convergence".
     """
     if method not in ("gth", "solve"):
         raise ValueError(f"method={method!r} must be 'gth' or 'solve'")
-    arr = check_stochastic(P)
-    check_irreducible(arr)
+    arr = _checked_chains(P)
     n = arr.shape[-1]
     flat = arr.reshape(-1, n, n)
     if n == 1:
@@ -406,9 +489,8 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
         pi = np.linalg.solve(np.swapaxes(A, -1, -2), np.ones(flat.shape[:-1] + (1,)))[..., 0]
         return pi.reshape(arr.shape[:-1])
     out = np.empty(flat.shape[:-1])
-    step = max(1, GTH_BATCH_BYTES // (8 * n * n))
-    for s in range(0, flat.shape[0], step):
-        out[s:s + step] = _gth(flat[s:s + step].copy())
+    for s in range(0, flat.shape[0], GTH_BATCH):
+        out[s:s + GTH_BATCH] = _gth(flat[s:s + GTH_BATCH].copy())
     return out.reshape(arr.shape[:-1])
 
 

@@ -163,6 +163,75 @@ def test_gth_keeps_relative_accuracy_on_a_nearly_decomposable_chain():
     assert np.max(np.abs(solve / exact - 1)) > 1e-6
 
 
+def gth_reference(P):
+    """Textbook GTH on a stack (b, n, n): one state at a time, no blocking (the reference)."""
+    A = np.array(P, dtype=float)
+    n = A.shape[-1]
+    for m in range(n - 1, 0, -1):
+        s = A[:, m, :m].sum(axis=-1)
+        A[:, :m, m] /= s[:, None]
+        A[:, :m, :m] += A[:, :m, m, None] * A[:, m, None, :m]
+    pi = np.zeros(A.shape[:-1])
+    pi[:, 0] = 1.0
+    for j in range(1, n):
+        pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
+    return pi / pi.sum(axis=-1, keepdims=True)
+
+
+def nearly_decomposable(rng, n, couplings=(1e-3, 1e-9, 1e-14)):
+    """Blocks of random chains joined by rare transitions of very different sizes."""
+    cuts = np.array_split(np.arange(n), len(couplings) + 1)
+    P = np.zeros((n, n))
+    for idx in cuts:
+        P[np.ix_(idx, idx)] = random_chain(rng, idx.size, zeros=0.3)
+    for b, eps in enumerate(couplings):           # block b -> b+1 with eps, back with 0.3
+        i, j = cuts[b][-1], cuts[b + 1][0]
+        P[i] *= 1 - eps
+        P[i, j] += eps
+        P[j] *= 0.7
+        P[j, i] += 0.3
+    return P
+
+
+def birth_death(n, up, down=0.5):
+    P = np.zeros((n, n))
+    P[np.arange(n - 1), np.arange(1, n)] = up
+    P[np.arange(1, n), np.arange(n - 1)] = down
+    P[np.diag_indices(n)] = 1 - P.sum(axis=1)
+    exact = (up / down) ** np.arange(n)
+    return P, exact / exact.sum()
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 16, 17, 40, 70])
+def test_blocked_gth_matches_textbook_gth(n):
+    # the package's GTH regroups the textbook updates into panels and matrix products;
+    # both only add, multiply and divide non-negative numbers, so they agree to a few
+    # ulps per component whatever the conditioning (1e-13 relative is the budget)
+    rng = np.random.default_rng(100 + n)
+    stack = np.stack([random_chain(rng, n), random_chain(rng, n, zeros=0.6),
+                      nearly_decomposable(rng, n) if n >= 4 else random_chain(rng, n)])
+    ref = gth_reference(stack)
+    assert np.allclose(np.einsum("bi,bij->bj", ref, stack), ref, rtol=1e-12, atol=0)
+    for panel in (1, 3, 16, 64):                   # panel 1 is the textbook order
+        pi = ch._gth(stack.copy(), panel)
+        assert np.max(np.abs(pi / ref - 1)) < 1e-13, f"panel {panel}"
+    assert np.max(np.abs(dm.stationary_distribution(stack) / ref - 1)) < 1e-13
+
+
+def test_blocked_gth_relative_accuracy_far_below_machine_epsilon():
+    # pi_j = (up/down)^j / sum spans 1e-132 .. 1 (detailed balance gives it exactly);
+    # a nearly decomposable chain whose pi spans ~1e-14 .. 1
+    P, exact = birth_death(50, 1e-3)
+    pi = dm.stationary_distribution(P)
+    assert exact.min() < 1e-130
+    assert np.max(np.abs(pi / exact - 1)) < 1e-13
+    assert np.max(np.abs(pi / gth_reference(P[None])[0] - 1)) < 1e-13
+    Q = nearly_decomposable(np.random.default_rng(7), 60)
+    ref = gth_reference(Q[None])[0]
+    assert ref.min() < 1e-12 * ref.max()
+    assert np.max(np.abs(dm.stationary_distribution(Q) / ref - 1)) < 1e-13
+
+
 def test_stationary_periodic_and_trivial():
     assert np.allclose(dm.stationary_distribution([[0, 1], [1, 0]]), [0.5, 0.5])
     assert np.array_equal(dm.stationary_distribution([[1.0]]), [1.0])
@@ -175,6 +244,37 @@ def test_stationary_rejects():
         dm.stationary_distribution([[0.5, 0.6], [0.5, 0.5]])
     with pytest.raises(ValueError, match="method"):
         dm.stationary_distribution([[0.5, 0.5], [0.5, 0.5]], method="eig")
+
+
+def test_stationary_checks_a_stack_like_the_public_checks():
+    # stationary_distribution validates big stacks in three passes (min, max, row sums);
+    # every kind of bad input must still raise the public checks' errors
+    rng = np.random.default_rng(5)
+    good = np.stack([random_chain(rng, 4) for _ in range(3)])
+    mixed = good.copy()
+    mixed[1] = random_chain(rng, 4, zeros=0.5)               # another pattern, irreducible
+    assert np.allclose(dm.stationary_distribution(mixed)[1], dm.stationary_distribution(mixed[1]))
+    reducible = good.copy()
+    reducible[2] = [[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0.2, 0.3, 0.5, 0], [0.25] * 4]
+    with pytest.raises(ValueError, match=r"reducible \(matrix 2 of the stack\)"):
+        dm.stationary_distribution(reducible)
+    same_pattern_reducible = np.stack([reducible[2]] * 2)  # one pattern, reducible
+    with pytest.raises(ValueError, match="reducible"):
+        dm.stationary_distribution(same_pattern_reducible)
+    for bad, match in ((np.nan, "finite"), (np.inf, "finite"), (-0.1, ">= 0")):
+        B = good.copy()
+        B[1, 2, 3] = bad
+        with pytest.raises(ValueError, match=match):
+            dm.stationary_distribution(B)
+    B = good.copy()
+    B[2, 1] *= 1.01
+    with pytest.raises(ValueError, match="sums to"):
+        dm.stationary_distribution(B)
+    with pytest.raises(ValueError, match="square"):
+        dm.stationary_distribution(np.ones((2, 3, 4)) / 4)
+    with pytest.raises((ValueError, TypeError)):
+        dm.stationary_distribution([["a", "b"], ["c", "d"]])
+    assert dm.stationary_distribution(np.zeros((0, 3, 3))).shape == (0, 3)   # an empty stack
 
 
 # --------------------------------------------------------------------------- fundamental matrix
@@ -305,6 +405,25 @@ def test_privatize_chain_keeps_zero_support_exactly():
     assert np.all(draws[:, COUNTS > 0] > 0)
     one = dm.privatize_chain([[0, 3], [2, 2]], 10, rng=2)
     assert one.shape == (2, 2) and one[0, 0] == 0 and one[0, 1] == 1  # support of size 1
+
+
+def test_privatize_chain_stream_is_one_gamma_call():
+    # Algorithm 2 draws each batch straight into its slice of the result
+    # (standard_gamma(..., out=...)); the numbers are those of one plain standard_gamma
+    # call on the whole (size, n, n) parameter array, rows divided by their sums ...
+    k = np.array([20.0, 40.0, 80.0, 10.0])
+    alpha = k[:, None] * (COUNTS / COUNTS.sum(axis=1, keepdims=True))
+    g = np.random.default_rng(12345).standard_gamma(alpha, size=(37, 4, 4))
+    g /= g.sum(axis=-1, keepdims=True)
+    for batch in (None, 1, 5, 37, 100):
+        assert np.array_equal(dm.privatize_chain(COUNTS, k, rng=12345, size=37, batch=batch), g)
+    # ... and the numbers the version without out= gave for these seeds (recorded from it;
+    # rtol 1e-15 only allows for a different libm on another machine)
+    assert np.allclose(g[36, 2], [0.0, 0.2385919338502969, 0.21433956032995174, 0.5470685058197513],
+                       rtol=1e-15, atol=0)
+    assert np.allclose(dm.privatize_chain(COUNTS, 15, rng=99)[1],
+                       [0.19411051232204374, 0.1341838777919431, 0.6717056098860131, 0.0],
+                       rtol=1e-15, atol=0)
 
 
 def test_privatize_chain_batching_is_invisible():

@@ -1,0 +1,413 @@
+"""Tests of dpmarkov.baselines: privacy accounting, projection, sampling, input checks.
+
+Statistical tests use fixed seeds and tolerances of 5 standard errors of the Monte
+Carlo estimate (a false alarm has probability < 1e-6 per test), computed from the
+sample itself.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+import re
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.stats import norm
+
+import dpmarkov as dm
+from dpmarkov import baselines as bl
+
+COUNTS = np.array([30, 35, 20, 8, 5])
+Z_SE = 5.0  # tolerance in standard errors for every Monte Carlo check
+
+
+# ------------------------------------------------------------------ API and docs
+def test_module_is_exported_and_documented():
+    assert dm.baselines is bl
+    anchor = re.compile(r"Definition \d|Section \d|Theorem \d|Algorithm \d|eq\. ?\(\d+\)")
+    public = [f for name, f in inspect.getmembers(bl, inspect.isfunction)
+              if f.__module__ == bl.__name__ and not name.startswith("_")]
+    assert len(public) >= 12
+    for f in public:
+        doc = inspect.getdoc(f) or ""
+        assert anchor.search(doc), f"{f.__name__}: no paper anchor in its docstring"
+        assert "Baselines at matched privacy" in doc, f"{f.__name__}: no book chapter"
+
+
+def test_sensitivities():
+    # a record moving from category i to j: c' = c + e_j - e_i
+    c = COUNTS.astype(float)
+    c2 = c.copy()
+    c2[0] -= 1
+    c2[3] += 1
+    assert np.abs(c - c2).sum() == bl.L1_SENSITIVITY
+    assert np.isclose(np.linalg.norm(c - c2), bl.L2_SENSITIVITY, rtol=0, atol=1e-15)
+
+
+# -------------------------------------------------------------- the projection
+def _brute_force_projection(v):
+    """Try every support S: x_S = v_S - (sum v_S - 1)/|S|; keep feasible, nearest."""
+    n = len(v)
+    best, best_d = None, np.inf
+    for r in range(1, n + 1):
+        for S in itertools.combinations(range(n), r):
+            S = list(S)
+            x = np.zeros(n)
+            x[S] = v[S] - (v[S].sum() - 1) / r
+            if np.all(x[S] >= -1e-12):
+                d = np.sum((x - v) ** 2)
+                if d < best_d:
+                    best, best_d = x, d
+    return best
+
+
+def test_projection_matches_brute_force_and_qp():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        n = rng.integers(2, 7)
+        v = rng.normal(0, 1, n) * rng.choice([0.1, 1, 10])
+        x = bl.project_to_simplex(v)
+        assert np.allclose(x, _brute_force_projection(v), atol=1e-12)
+    for _ in range(10):  # an independent QP solver
+        v = rng.normal(0.2, 0.5, 5)
+        qp = minimize(lambda x: np.sum((x - v) ** 2), np.full(5, 0.2), method="SLSQP",
+                      bounds=[(0, None)] * 5,
+                      constraints=[{"type": "eq", "fun": lambda x: x.sum() - 1}],
+                      options={"ftol": 1e-14, "maxiter": 500})
+        assert np.allclose(bl.project_to_simplex(v), qp.x, atol=1e-6)
+
+
+def test_projection_kkt_idempotent_and_stacked():
+    rng = np.random.default_rng(2)
+    V = rng.normal(0.1, 0.3, size=(500, 6))
+    V[::7, 2] = V[::7, 3]                     # ties
+    X = bl.project_to_simplex(V)
+    assert X.shape == V.shape
+    assert np.all(X >= 0) and np.allclose(X.sum(axis=1), 1, atol=1e-12)
+    # KKT: x = max(v - theta, 0) for one theta per row
+    theta = np.array([np.mean((v - x)[x > 0]) for v, x in zip(V, X)])
+    for v, x, t in zip(V, X, theta):
+        assert np.allclose((v - x)[x > 0], t, atol=1e-12)
+        assert np.all(v[x == 0] <= t + 1e-12)
+    assert np.allclose(bl.project_to_simplex(X), X, atol=1e-15)        # idempotent
+    assert np.allclose(X[17], bl.project_to_simplex(V[17]), atol=0)    # stack = row by row
+    inside = rng.dirichlet(np.ones(6), size=50)
+    assert np.allclose(bl.project_to_simplex(inside), inside, atol=1e-15)
+    assert np.allclose(bl.project_to_simplex([5.0, 1.0]), [1.0, 0.0])
+    assert np.allclose(bl.project_to_simplex([0.0, 0.0, 0.0]), [1 / 3] * 3)
+
+
+def test_clip_to_simplex_and_uniform_fallback():
+    assert np.allclose(bl.clip_to_simplex([3.0, -1.0, 1.0]), [0.75, 0.0, 0.25])
+    assert np.allclose(bl.clip_to_simplex([[-2.0, -1.0, 0.0, -0.5], [1.0, 1.0, 2.0, 0.0]]),
+                       [[0.25] * 4, [0.25, 0.25, 0.5, 0.0]])
+
+
+# ------------------------------------------------------------------- Laplace
+@pytest.mark.parametrize("eps", [0.1, 1.0, 8.0])
+def test_laplace_scale_and_exact_density_ratio(eps):
+    b = bl.laplace_scale(eps)
+    assert b == 2.0 / eps
+    c = COUNTS.astype(float)
+    c2 = c.copy()
+    c2[1] -= 1
+    c2[4] += 1
+
+    def log_density(y, centre):  # product of Laplace(centre_i, b) densities
+        return np.sum(-np.abs(y - centre) / b - np.log(2 * b), axis=-1)
+
+    rng = np.random.default_rng(3)
+    y = c + rng.laplace(0, 3 * b, size=(20000, 5))
+    ratio = log_density(y, c) - log_density(y, c2)
+    assert np.max(np.abs(ratio)) <= eps * (1 + 1e-12)
+    assert np.isclose(log_density(c, c) - log_density(c, c2), eps, rtol=1e-12)  # attained
+
+
+def test_laplace_noise_has_the_stated_scale():
+    eps, m = 0.7, 40000
+    noise = bl.laplace_counts(COUNTS, eps, rng=4, size=m) - COUNTS
+    a = np.abs(noise).ravel()          # E|Z| = b for Laplace(0, b)
+    se = a.std(ddof=1) / np.sqrt(a.size)
+    assert abs(a.mean() - 2 / eps) < Z_SE * se
+
+
+# ------------------------------------------------------------------ geometric
+@pytest.mark.parametrize("eps", [0.2, 1.0, 6.0])
+def test_geometric_exact_probability_ratio(eps):
+    alpha = bl.geometric_ratio(eps)
+    assert np.isclose(alpha, np.exp(-eps / 2), rtol=1e-15)
+
+    def log_pmf(z):
+        return np.log((1 - alpha) / (1 + alpha)) + np.abs(z) * np.log(alpha)
+
+    z = np.arange(-2000, 2001) if eps < 1 else np.arange(-200, 201)
+    assert np.isclose(np.exp(log_pmf(z)).sum(), 1.0, rtol=1e-10)
+    # two coordinates move: count i by -1, count j by +1; every integer output y
+    yi, yj = np.meshgrid(np.arange(-30, 31), np.arange(-30, 31))
+    lr = (log_pmf(yi) + log_pmf(yj)) - (log_pmf(yi + 1) + log_pmf(yj - 1))
+    assert np.max(np.abs(lr)) <= eps * (1 + 1e-12)
+    assert np.isclose(np.max(lr), eps, rtol=1e-12)
+
+
+def test_geometric_noise_distribution():
+    eps, m = 1.3, 40000
+    alpha = bl.geometric_ratio(eps)
+    z = (bl.geometric_counts(COUNTS, eps, rng=5, size=m) - COUNTS).ravel()
+    assert np.all(z == np.round(z))
+    p0 = (1 - alpha) / (1 + alpha)
+    se = np.sqrt(p0 * (1 - p0) / z.size)
+    assert abs(np.mean(z == 0) - p0) < Z_SE * se
+    var = 2 * alpha / (1 - alpha) ** 2
+    se_var = np.sqrt(np.var(z ** 2) / z.size)
+    assert abs(np.mean(z ** 2) - var) < Z_SE * se_var
+
+
+# ------------------------------------------------------------ analytic Gaussian
+def _mp_delta(sigma, eps, D):
+    mp.mp.dps = 50
+    s, e, D = mp.mpf(sigma), mp.mpf(eps), mp.mpf(D)
+    return mp.ncdf(D / (2 * s) - e * s / D) - mp.e ** e * mp.ncdf(-D / (2 * s) - e * s / D)
+
+
+@pytest.mark.parametrize("eps,delta", [(0.05, 1e-3), (0.5, 1e-6), (1.0, 1e-5), (4.0, 1e-9),
+                                       (8.0, 1e-6), (20.0, 1e-12)])
+def test_gaussian_sigma_solves_the_exact_condition_and_is_smallest(eps, delta):
+    D = bl.L2_SENSITIVITY
+    s = bl.analytic_gaussian_sigma(eps, delta)
+    # the float profile agrees with a 50-digit evaluation
+    assert np.isclose(bl.analytic_gaussian_delta(s, eps), float(_mp_delta(s, eps, D)), rtol=1e-9)
+    assert abs(float(_mp_delta(s, eps, D)) - delta) <= 1e-9 * delta      # equality
+    assert bl.analytic_gaussian_delta(s, eps) <= delta * (1 + 1e-12)       # guarantee holds
+    assert float(_mp_delta(s * (1 - 1e-9), eps, D)) > delta                # and is the smallest
+    if eps <= 1:  # the classical calibration (Dwork & Roth Thm A.1) is looser
+        assert s < np.sqrt(2 * np.log(1.25 / delta)) * D / eps
+
+
+def test_gaussian_profile_monte_carlo_with_exact_densities():
+    # delta(eps) = E_{Y ~ P}[(1 - exp(eps - L(Y)))_+], L the exact log density ratio of the
+    # outputs of two adjacent count vectors: a histogram-free estimate of the profile.
+    eps, delta_target, m = 1.0, 1e-2, 200000
+    s = bl.analytic_gaussian_sigma(eps, delta_target)
+    c = COUNTS.astype(float)
+    c2 = c.copy()
+    c2[0] -= 1
+    c2[2] += 1
+    rng = np.random.default_rng(6)
+    y = bl.gaussian_counts(c, eps, delta_target, rng=rng, size=m)
+    L = (np.sum((y - c2) ** 2, axis=1) - np.sum((y - c) ** 2, axis=1)) / (2 * s ** 2)
+    for e in (0.5, 1.0, 2.0):
+        h = np.maximum(0.0, -np.expm1(e - L))
+        se = h.std(ddof=1) / np.sqrt(m)
+        assert abs(h.mean() - bl.analytic_gaussian_delta(s, e)) < Z_SE * se
+    # the noise itself has the stated sigma
+    z = (y - c).ravel()
+    se_var = np.sqrt(np.var(z ** 2) / z.size)
+    assert abs(np.mean(z ** 2) - s ** 2) < Z_SE * se_var
+
+
+def test_gaussian_delta_decreases_in_sigma_and_epsilon():
+    sig = np.geomspace(0.3, 20, 200)      # delta from 1 - 1e-7 down to 1e-67, no underflow
+    d = bl.analytic_gaussian_delta(sig, 1.0)
+    assert np.all(np.diff(d) < 0) and np.all(d > 0)
+    d_eps = bl.analytic_gaussian_delta(2.0, np.linspace(0.1, 5, 50))
+    assert np.all(np.diff(d_eps) < 0)
+
+
+# --------------------------------------------------------------- mechanisms
+MECHS = {
+    "laplace_clip": lambda c, **kw: bl.laplace_clip(c, 1.0, **kw),
+    "laplace_project": lambda c, **kw: bl.laplace_project(c, 1.0, **kw),
+    "geometric_clip": lambda c, **kw: bl.geometric_clip(c, 1.0, **kw),
+    "geometric_project": lambda c, **kw: bl.geometric_project(c, 1.0, **kw),
+    "gaussian_project": lambda c, **kw: bl.gaussian_project(c, 1.0, 1e-6, **kw),
+}
+
+
+@pytest.mark.parametrize("name", MECHS)
+def test_outputs_on_simplex_shapes_and_seeding(name):
+    f = MECHS[name]
+    one = f([3, 1, 0, 2], rng=0)
+    assert one.shape == (4,) and dm.in_simplex(one)
+    many = f(COUNTS, rng=1, size=300)
+    assert many.shape == (300, 5) and np.all(dm.in_simplex(many))
+    grid = f(COUNTS, rng=1, size=(2, 3))
+    assert grid.shape == (2, 3, 5)
+    matrix = np.array([[5, 1, 0], [0, 2, 9], [1, 1, 1]])
+    P = f(matrix, rng=2, size=50)
+    assert P.shape == (50, 3, 3) and np.all(dm.in_simplex(P))
+    assert np.array_equal(f(COUNTS, rng=7, size=4), f(COUNTS, rng=7, size=4))
+    assert np.array_equal(f(COUNTS, rng=np.random.default_rng(7), size=4),
+                          f(COUNTS, rng=7, size=4))
+    assert not np.array_equal(f(COUNTS, rng=7, size=4), f(COUNTS, rng=8, size=4))
+    assert not np.array_equal(f(COUNTS, size=4), f(COUNTS, size=4))  # OS entropy
+    # large counts: the release concentrates on C
+    big = f(COUNTS * 10000, rng=3, size=20)
+    assert np.max(np.abs(big - COUNTS / COUNTS.sum())) < 1e-3
+
+
+def test_clip_uniform_fallback_happens_and_is_uniform():
+    # one record in 3 categories at a tiny epsilon: all noisy counts <= 0 is common
+    out = bl.laplace_clip([1, 0, 0], 0.05, rng=9, size=2000)
+    uniform = np.all(out == 1 / 3, axis=1)
+    assert 0 < uniform.mean() < 1
+    noisy = bl.laplace_counts([1, 0, 0], 0.05, rng=9, size=2000)
+    assert np.array_equal(uniform, np.all(noisy <= 0, axis=1))
+
+
+def test_project_is_clip_free_of_bias_on_average_in_the_interior():
+    # far from the boundary the projection only shifts by the mean noise: unbiased
+    c = np.array([4000, 3000, 3000])
+    x = bl.laplace_project(c, 1.0, rng=10, size=20000)
+    se = x.std(axis=0, ddof=1) / np.sqrt(len(x))
+    assert np.all(np.abs(x.mean(axis=0) - c / c.sum()) < Z_SE * se)
+
+
+# ------------------------------------------------------ Dirichlet calibration
+def test_dirichlet_theorem1_calibration_meets_targets_and_is_tight():
+    eta, N, n = 5 / 98, 98, 5
+    for eps, d in [(8.0, 1e-6), (4.0, 1e-3), (16.0, 1e-6)]:
+        k, g = bl.dirichlet_k_theorem1(eps, d, eta, N, n)
+        assert np.isclose(dm.epsilon(k, eta, N, n, g), eps, rtol=1e-12)
+        assert dm.delta(k, eta, N, n, g) <= d
+        g_up = g * (1 + 1e-6)   # a slightly larger gamma (hence k) breaks the delta target
+        assert dm.delta(dm.k_for_epsilon(eps, eta, N, n, g_up), eta, N, n, g_up) > d
+
+
+def test_dirichlet_theorem1_delta_grows_with_gamma():
+    # the calibration's premise: delta(k(gamma), gamma) increases along the eps-level set
+    eta, N, n = 5 / 98, 98, 5
+    for eps in (4.0, 8.0):
+        gs = np.geomspace(1e-10, 0.9 / n, 80)
+        gs = gs[dm.epsilon_star(eta, N, n, gs) < eps]      # where eps is reachable
+        assert len(gs) > 20
+        ds = [dm.delta(dm.k_for_epsilon(eps, eta, N, n, g), eta, N, n, g) for g in gs]
+        ds = np.array(ds)
+        assert np.all(np.diff(ds[ds < 1]) > 0)
+
+
+def test_dirichlet_theorem1_infeasible_targets_raise():
+    with pytest.raises(ValueError, match="epsilon_star"):
+        bl.dirichlet_k_theorem1(0.5, 1e-6, 5 / 98, 98, 5)
+    with pytest.raises(ValueError, match="no gamma gives delta"):
+        bl.dirichlet_k_theorem1(4.0, 1e-6, 5 / 98, 98, 5)
+
+
+# --------------------------------------------------------------- input checks
+@pytest.mark.parametrize("bad_eps", [0.0, -1.0, np.nan, np.inf])
+def test_bad_epsilon(bad_eps):
+    for f in (bl.laplace_clip, bl.laplace_project, bl.geometric_clip, bl.geometric_project):
+        with pytest.raises(ValueError, match="epsilon"):
+            f(COUNTS, bad_eps)
+    with pytest.raises(ValueError, match="epsilon"):
+        bl.gaussian_project(COUNTS, bad_eps, 1e-6)
+    with pytest.raises(ValueError, match="epsilon"):
+        bl.analytic_gaussian_sigma(bad_eps, 1e-6)
+    with pytest.raises(ValueError, match="epsilon"):
+        bl.laplace_scale(bad_eps)
+    with pytest.raises(ValueError, match="epsilon"):
+        bl.geometric_ratio(bad_eps)
+    with pytest.raises(ValueError, match="epsilon"):
+        bl.dirichlet_k_theorem1(bad_eps, 1e-6, 0.05, 98, 5)
+
+
+@pytest.mark.parametrize("bad_delta", [0.0, 1.0, -0.1, 1.5, np.nan])
+def test_bad_delta(bad_delta):
+    with pytest.raises(ValueError, match="delta"):
+        bl.analytic_gaussian_sigma(1.0, bad_delta)
+    with pytest.raises(ValueError, match="delta"):
+        bl.gaussian_project(COUNTS, 1.0, bad_delta)
+    with pytest.raises(ValueError, match="delta"):
+        bl.dirichlet_k_theorem1(8.0, bad_delta, 0.05, 98, 5)
+
+
+@pytest.mark.parametrize("bad,match", [([3, -1, 2], ">= 0"), ([3, 1.5, 2], "whole"),
+                                       ([3, np.nan, 2], "finite"), ([0, 0, 0], "sums to 0"),
+                                       (5, "array of counts"), ([[1, 2], [0, 0]], "sums to 0"),
+                                       ([4], "categories")])
+def test_bad_counts(bad, match):
+    for f in MECHS.values():
+        with pytest.raises(ValueError, match=match):
+            f(bad, rng=0)
+
+
+def test_other_bad_inputs():
+    with pytest.raises(ValueError, match="sensitivity"):
+        bl.laplace_scale(1.0, 0.0)
+    with pytest.raises(ValueError, match="sensitivity"):
+        bl.analytic_gaussian_sigma(1.0, 1e-6, -1.0)
+    with pytest.raises(ValueError, match="sigma"):
+        bl.analytic_gaussian_delta(0.0, 1.0)
+    with pytest.raises(ValueError, match="size"):
+        bl.laplace_clip(COUNTS, 1.0, size=-2)
+    with pytest.raises(TypeError, match="rng"):
+        bl.laplace_project(COUNTS, 1.0, rng="seed")
+    with pytest.raises(ValueError, match="finite"):
+        bl.project_to_simplex([0.2, np.nan])
+    with pytest.raises(ValueError, match="vectors"):
+        bl.project_to_simplex(0.3)
+    with pytest.raises(ValueError, match="vectors"):
+        bl.clip_to_simplex(0.3)
+    with pytest.raises(ValueError, match="eta"):
+        bl.dirichlet_k_theorem1(8.0, 1e-6, 0.3, 98, 5)
+    with pytest.raises(ValueError, match="N"):
+        bl.dirichlet_k_theorem1(8.0, 1e-6, 0.05, 98.5, 5)
+
+
+# ------------------------------------------------------------- Markov chains
+def test_privatize_rows_keeps_the_support_and_seeds():
+    counts = np.array([[5, 0, 3, 2], [0, 7, 0, 0], [1, 1, 1, 1], [0, 4, 9, 0]])
+    for mech, args in [(bl.laplace_project, (1.0,)), (bl.gaussian_project, (1.0, 1e-6)),
+                       (bl.geometric_clip, (2.0,)), (bl.laplace_clip, (0.5,))]:
+        P = bl.privatize_rows(counts, mech, *args, rng=0, size=200)
+        assert P.shape == (200, 4, 4)
+        assert np.all(dm.in_simplex(P))
+        assert np.all(P[:, counts == 0] == 0)              # structural zeros stay zero
+        assert np.all(P[:, 1, 1] == 1)                     # a one-transition row is public
+        assert np.array_equal(P, bl.privatize_rows(counts, mech, *args, rng=0, size=200))
+        single = bl.privatize_rows(counts, mech, *args, rng=3)
+        assert single.shape == (4, 4) and np.all(dm.in_simplex(single))
+    # row 2 of the release has the law of the mechanism applied to that row alone
+    big = bl.privatize_rows(counts * 1000, bl.laplace_project, 1.0, rng=1, size=2000)
+    se = big[:, 0, 0].std(ddof=1) / np.sqrt(2000)
+    assert abs(big[:, 0, 0].mean() - 0.5) < Z_SE * se
+
+
+def test_privatize_rows_bad_inputs():
+    with pytest.raises(ValueError, match="matrix"):
+        bl.privatize_rows([1, 2, 3], bl.laplace_project, 1.0)
+    with pytest.raises(ValueError, match="sums to 0"):
+        bl.privatize_rows([[1, 2], [0, 0]], bl.laplace_project, 1.0)
+    with pytest.raises(TypeError, match="mechanism"):
+        bl.privatize_rows([[1, 2], [3, 4]], "laplace", 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        bl.privatize_rows([[1, 2], [3, 4]], bl.laplace_project, -1.0)
+
+
+def test_dirichlet_tight_calibration_meets_delta_and_is_largest():
+    from dpmarkov.profile import privacy_profile
+    for eps, N, n, m in [(1.0, 212, 5, 12), (4.0, 212, 5, 12), (0.5, 14000, 5, 30),
+                         (8.0, 60, 3, 10)]:
+        k = bl.dirichlet_k_tight(eps, 1e-6, N, n, m)
+        assert privacy_profile(eps, k, N, n, m) <= 1e-6
+        assert privacy_profile(eps, k * (1 + 1e-7), N, n, m) > 1e-6
+        # the premise: the profile grows with k on the searched range
+        ks = np.geomspace(max(1.0, eps * N / 500), 5 * k, 40)
+        prof = np.array([privacy_profile(eps, kk, N, n, m) for kk in ks])
+        assert np.all(np.diff(prof) > 0)
+    # tight beats Theorem 1: a larger k at the same (epsilon, delta)
+    k1, _ = bl.dirichlet_k_theorem1(4.0, 1e-6, 12 / 212, 212, 5)
+    assert bl.dirichlet_k_tight(4.0, 1e-6, 212, 5, 12) > 5 * k1
+
+
+def test_dirichlet_tight_calibration_floor_raises():
+    # one record in a category: the profile stays ~1e-4 at epsilon = 8 however small k is
+    with pytest.raises(ValueError, match="below the Dirichlet mechanism's profile"):
+        bl.dirichlet_k_tight(8.0, 1e-6, 21, 5, 1)
+    with pytest.raises(ValueError, match="delta"):
+        bl.dirichlet_k_tight(1.0, 0.0, 212, 5, 12)
+    with pytest.raises(ValueError, match="min_count"):
+        bl.dirichlet_k_tight(1.0, 1e-6, 212, 5, 0)
+    with pytest.raises(ValueError, match="epsilon"):
+        bl.dirichlet_k_tight(-1.0, 1e-6, 212, 5, 12)
