@@ -77,23 +77,7 @@ def numpy_stationary(P):
     return np.linalg.solve(np.swapaxes(A, -1, -2), np.ones(P.shape[:-1] + (1,)))[..., 0]
 
 
-def gth_textbook(P):
-    """Textbook GTH, one state at a time (the previous ``dpmarkov.chain._gth``).
-
-    The reference for the blocked GTH now in ``dpmarkov.chain._gth``: timed on a
-    subset of the stack, and compared for accuracy.
-    """
-    A = np.array(P, dtype=float)
-    n = A.shape[-1]
-    for m in range(n - 1, 0, -1):
-        s = A[:, m, :m].sum(axis=-1)
-        A[:, :m, m] /= s[:, None]
-        A[:, :m, :m] += A[:, :m, m, None] * A[:, m, None, :m]
-    pi = np.zeros(A.shape[:-1])
-    pi[:, 0] = 1.0
-    for j in range(1, n):
-        pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
-    return pi / pi.sum(axis=-1, keepdims=True)
+gth_textbook = chain.gth_textbook   # the previous, unblocked GTH (reference)
 
 
 def gth_textbook_stack(P, batch=8):

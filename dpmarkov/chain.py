@@ -370,6 +370,26 @@ def row_eta(counts) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- stationary
+
+def gth_textbook(P) -> np.ndarray:
+    """Textbook GTH (Grassmann-Taksar-Heyman), one state at a time, on a stack (b, n, n).
+
+    The reference the blocked ``_gth`` is tested and benchmarked against: the same
+    eliminations in the plain order (book: "Stationary distribution and
+    convergence", Theorem 4's pi).  No input checks: use ``stationary_distribution``.
+    """
+    A = np.array(P, dtype=float)
+    n = A.shape[-1]
+    for m in range(n - 1, 0, -1):
+        s = A[:, m, :m].sum(axis=-1)
+        A[:, :m, m] /= s[:, None]
+        A[:, :m, :m] += A[:, :m, m, None] * A[:, m, None, :m]
+    pi = np.zeros(A.shape[:-1])
+    pi[:, 0] = 1.0
+    for j in range(1, n):
+        pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
+    return pi / pi.sum(axis=-1, keepdims=True)
+
 def _gth(A: np.ndarray, panel: int = GTH_PANEL) -> np.ndarray:
     """GTH on a stack (b, n, n) of irreducible stochastic matrices; returns (b, n) vectors pi.
 

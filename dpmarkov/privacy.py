@@ -62,15 +62,16 @@ def lgamma_increment(x, h):
     return out
 
 
-def _design(k, eta, N, n, gamma):
-    """Validate and broadcast (k, eta, N, n, gamma) against Assumptions 2-4."""
+def _design(k, eta, N, n, gamma, *, assumption_4=True):
+    """Validate and broadcast (k, eta, N, n, gamma) against Assumptions 2-4 (4 optional)."""
     k = _checks.positive("k", k)
     eta = _checks.eta_ok(eta)
     N = _checks.integer_at_least("N", N, 2)
     n = _checks.integer_at_least("n", n, 2)
     gamma = _checks.gamma_ok(gamma, n)
     _checks.design_ok(eta, N, n)
-    _checks.k_meets_assumption_4(k, eta)
+    if assumption_4:
+        _checks.k_meets_assumption_4(k, eta)
     return k, eta, N, n, gamma
 
 

@@ -163,19 +163,7 @@ def test_gth_keeps_relative_accuracy_on_a_nearly_decomposable_chain():
     assert np.max(np.abs(solve / exact - 1)) > 1e-6
 
 
-def gth_reference(P):
-    """Textbook GTH on a stack (b, n, n): one state at a time, no blocking (the reference)."""
-    A = np.array(P, dtype=float)
-    n = A.shape[-1]
-    for m in range(n - 1, 0, -1):
-        s = A[:, m, :m].sum(axis=-1)
-        A[:, :m, m] /= s[:, None]
-        A[:, :m, :m] += A[:, :m, m, None] * A[:, m, None, :m]
-    pi = np.zeros(A.shape[:-1])
-    pi[:, 0] = 1.0
-    for j in range(1, n):
-        pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
-    return pi / pi.sum(axis=-1, keepdims=True)
+gth_reference = ch.gth_textbook   # textbook GTH, one state at a time
 
 
 def nearly_decomposable(rng, n, couplings=(1e-3, 1e-9, 1e-14)):
