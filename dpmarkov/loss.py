@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _checks
 from .mechanism import log_density
-from .privacy import lgamma_increment
+from .privacy import _design, lgamma_increment
 
 
 def adjacent_indices(counts, counts_prime):
@@ -79,14 +79,19 @@ def _output_term(h, n, gamma):
 
 
 def _pairs_exist(N, n, m, what):
-    """Some adjacent pair of count vectors with every count >= m exists iff N >= n m + 1."""
+    """Two different count vectors c, c + e_i - e_j with every count >= m exist iff N >= n m + 1.
+
+    Otherwise adjacent databases (Definition 3) still exist, but a record can only be
+    replaced by one in the same category, so every privacy loss is 0.
+    """
     bad = N < n * m + 1
     if np.any(bad):
         NN, nn, mm = (_checks._first_bad(np.asarray(v), bad) for v in (N, n, m))
         raise ValueError(
             f"N={NN:.0f} < n*{what}+1={nn * mm + 1:.0f} with n={nn:.0f}, {what}={mm:.0f}: "
-            "only one count vector has every count >= the minimum, so no two databases are "
-            "adjacent (Definition 3) and there is no privacy loss to bound")
+            "at most one count vector has every count >= the minimum, so no two adjacent "
+            "databases have different count vectors (Definition 3), every privacy loss is 0 "
+            "and there is nothing to bound")
 
 
 def worst_pair(N, n, min_count):
@@ -152,12 +157,7 @@ def epsilon_corrected(k, eta, N, n, gamma):
     a whole number.  Needs Assumption 3 feasible with an adjacent pair
     (N >= n ceil(eta N) + 1); Assumption 4 is not needed.  Broadcasts.
     """
-    k = _checks.positive("k", k)
-    eta = _checks.eta_ok(eta)
-    N = _checks.integer_at_least("N", N, 2)
-    n = _checks.integer_at_least("n", n, 2)
-    gamma = _checks.gamma_ok(gamma, n)
-    _checks.design_ok(eta, N, n)
+    k, eta, N, n, gamma = _design(k, eta, N, n, gamma, assumption_4=False)
     _pairs_exist(N, n, np.ceil(eta * N - 1e-9), "ceil(eta*N)")
     h = k / N
     top = k * (1 - (n - 1) * eta)

@@ -122,7 +122,7 @@ def test_papers_epsilon_delta_hold_on_the_grade_parameters():
     (lambda: dm.privacy_profile(1.0, 0.0, 98, 5, 8), "must be > 0"),
     (lambda: dm.privacy_profile(1.0, [1.0, 2.0], 98, 5, 8), "scalar"),
     (lambda: dm.privacy_profile(1.0, 20.6, 98, 5, 0), ">= 1"),
-    (lambda: dm.privacy_profile(1.0, 20.6, 98, 5, 20), "no two databases are adjacent"),
+    (lambda: dm.privacy_profile(1.0, 20.6, 98, 5, 20), "no two adjacent databases have different count vectors"),
     (lambda: dm.privacy_profile(1.0, 20.6, 98.5, 5, 8), "whole number"),
     (lambda: dm.privacy_profile(1.0, 20.6, 10**8, 2, 1), "scanning"),
     (lambda: dm.epsilon_for_delta(0.0, 20.6, 98, 5, 8), "0 < delta < 1"),

@@ -158,8 +158,8 @@ def test_epsilon_exact_broadcasts():
 @pytest.mark.parametrize("args, message", [
     ((20.6, 98, 5, 4e-4, 0), ">= 1"),
     ((20.6, 98, 5, 4e-4, 2.5), "whole number"),
-    ((20.6, 98, 5, 4e-4, 20), "no two databases are adjacent"),
-    ((20.6, 10, 5, 0.01, 2), "no two databases are adjacent"),
+    ((20.6, 98, 5, 4e-4, 20), "no two adjacent databases have different count vectors"),
+    ((20.6, 10, 5, 0.01, 2), "no two adjacent databases have different count vectors"),
     ((20.6, 98, 5, 0.2, 8), "1/n"),
     ((0.0, 98, 5, 4e-4, 8), "must be > 0"),
     ((np.nan, 98, 5, 4e-4, 8), "finite"),
@@ -174,7 +174,7 @@ def test_epsilon_exact_rejects_bad_input(args, message):
 @pytest.mark.parametrize("args, message", [
     ((20.6, 0.3, 98, 5, 4e-4), "Assumption 3"),
     ((20.6, 0.073, 98, 20, 1e-4), "Assumption 3 cannot hold"),
-    ((20.6, 0.2, 10, 5, 0.01), "no two databases are adjacent"),
+    ((20.6, 0.2, 10, 5, 0.01), "no two adjacent databases have different count vectors"),
     ((-1.0, 0.073, 98, 5, 4e-4), "must be > 0"),
     ((20.6, 0.073, 98, 5, np.inf), "finite"),
 ])
@@ -209,5 +209,5 @@ def test_worst_pair_is_adjacent_and_feasible():
     c, cp = dm.worst_pair(98, 5, 8)
     assert dm.adjacent_indices(c, cp) == (0, 1)
     assert c.sum() == cp.sum() == 98 and c.min() >= 8 and cp.min() >= 8
-    with pytest.raises(ValueError, match="no two databases"):
+    with pytest.raises(ValueError, match="no two adjacent databases"):
         dm.worst_pair(40, 5, 8)
