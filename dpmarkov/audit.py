@@ -15,17 +15,19 @@ formula -- and looks for a set T that breaks the claim:
 
 If the lower bound exceeds the claimed delta, the claim is refuted at
 confidence 1 - alpha.  A lower bound below the claim refutes nothing; the book's
-verification report shows that the audit does catch a mechanism that is broken.
-Book: chapter "Verification report" (privacy audit).
+chapter "Privacy audit" (book/privacy_audit) shows that the audit does catch a
+mechanism that is broken, and compares it with Theorem 1 and the tight profile.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import betaincc, expit
 from scipy.stats import beta as beta_dist
 
 from . import _checks
+from .loss import adjacent_indices
 from .mechanism import _generator, privatize
 
 
@@ -123,3 +125,30 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
                                    p_hat - np.exp(eps) * q_hat,
                                    p_lo - np.exp(eps) * q_hi, alpha, samples))
     return results if np.ndim(epsilon) else results[0]
+
+
+def chosen_set_divergence(result, counts, counts_adjacent, k):
+    """Exact P(T) - e^eps Q(T) for the set T = {s(x) > t} an audit of ``dm.privatize`` chose.
+
+    For the Dirichlet mechanism (Definition 5) with the default statistic
+    s(x) = log x_j - log x_i, where c' = c + e_i - e_j: s > t iff
+    B = x_j / (x_i + x_j) > expit(t), and B is Beta(k c_j/N, k c_i/N) under Dir(k c/N)
+    (aggregation property).  Returns ``(value, P(T), Q(T))``.  Because T was chosen
+    on the other half of the samples, ``result.estimate`` is an unbiased estimate of
+    ``value``, and ``value`` is at most the hockey-stick divergence (Definition 4):
+    the book's tests compare the three.  Book: chapter "Privacy audit".
+    """
+    if not isinstance(result, AuditResult):
+        raise TypeError(f"result={result!r} must be an AuditResult from audit_hockey_stick")
+    k = float(_checks.positive("k", k))
+    i, j = adjacent_indices(counts, counts_adjacent)
+    c = np.asarray(counts, float)
+    cp = np.asarray(counts_adjacent, float)
+    if min(c[i], c[j], cp[i], cp[j]) <= 0:
+        raise ValueError(f"counts={c.tolist()} and counts_adjacent={cp.tolist()} need positive "
+                         "counts in the two categories that change (Dir(k*C) is undefined at 0)")
+    N = c.sum()
+    u = expit(result.threshold)
+    p_set = float(betaincc(k * c[j] / N, k * c[i] / N, u))
+    q_set = float(betaincc(k * cp[j] / N, k * cp[i] / N, u))
+    return p_set - float(np.exp(result.epsilon)) * q_set, p_set, q_set
