@@ -149,3 +149,18 @@ def test_chosen_set_divergence_checks_its_input():
         chosen_set_divergence(r, C, C, 20.6)
     with pytest.raises(ValueError, match="positive"):
         chosen_set_divergence(r, [1, 0, 5], [0, 1, 5], 20.6)
+
+
+def test_the_theorem_5_check_bites(monkeypatch):
+    """If sqrt(2L) were twice as large, the three-state chain would no longer refute Theorem 5."""
+    from dpmarkov import chain
+    right = chain.ergodicity_bound
+    monkeypatch.setattr(chain, "ergodicity_bound", lambda *a, **kw: 2 * right(*a, **kw))
+    assert not cl.get("thm-5").check()[1]
+
+
+def test_the_theorem_5_counterexample_meets_every_assumption():
+    """The registry's Theorem 5 evidence is a chain inside every assumption, read literally."""
+    evidence, ok = cl.get("thm-5").check()
+    assert ok and evidence["literal_assumptions"]
+    assert evidence["monte_carlo"] - 5 * evidence["se"] > evidence["bound"]
