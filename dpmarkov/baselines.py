@@ -299,17 +299,24 @@ def gaussian_project(counts, epsilon, delta, *, rng=None, size=None) -> np.ndarr
 
 
 # ----------------------------------------------------------- Markov chains
-def privatize_rows(counts, mechanism, *args, rng=None, size=None) -> np.ndarray:
+def privatize_rows(counts, mechanism, *args, support="observed", rng=None, size=None) -> np.ndarray:
     """Release a transition-count matrix row by row with a baseline ``mechanism`` (cf. Algorithm 2).
 
     Row i of ``counts`` (shape (m, n)) is the database D_i of departures from state i
-    (eq. (4)).  As in Assumption 6, the support {j : counts[i, j] > 0} (the feasible
-    transitions) is treated as public: the mechanism sees only the supported counts of
-    each row and the unsupported entries stay 0, exactly as the Dirichlet mechanism
-    keeps them.  A row with a single feasible transition is released as 1 there (it
+    (eq. (4)).  By default (``support="observed"``), as in Assumption 6, the support
+    {j : counts[i, j] > 0} (the feasible transitions) is treated as public: the
+    mechanism sees only the supported counts of each row and the unsupported entries
+    stay 0, exactly as the Dirichlet mechanism keeps them, so the release reveals the
+    support and the guarantee covers only neighbours with the same support.  A row with a single feasible transition is released as 1 there (it
     holds no private information once the support is public).  The rows are disjoint
     databases, so by parallel composition (Lemma 1) the matrix keeps the per-row
     guarantee of ``mechanism``.
+
+    With ``support="all"`` the support is *not* used: every row is released on all n
+    entries (zeros included), so the pattern of zeros of the data is not published and
+    the per-row guarantee holds for every pair of adjacent rows, with no public-support
+    assumption.  The Dirichlet mechanism cannot do this (a zero count gives no
+    Dirichlet parameter).
 
     ``mechanism`` is one of this module's releases (e.g. ``laplace_project``) and
     ``args`` its privacy parameters (``epsilon`` or ``epsilon, delta``).  Returns shape
@@ -322,16 +329,19 @@ def privatize_rows(counts, mechanism, *args, rng=None, size=None) -> np.ndarray:
     c = _checks.counts_array("counts", c)
     if not callable(mechanism):
         raise TypeError(f"mechanism={mechanism!r} must be a function such as laplace_project")
+    if not isinstance(support, str) or support not in ("observed", "all"):
+        raise ValueError(f"support={support!r} must be 'observed' (release on the public "
+                         "observed support, Assumption 6) or 'all' (release every entry)")
     gen = _generator(rng)
     shape = _shape(size)
     out = np.zeros(shape + c.shape)
     for i, row in enumerate(c):
-        support = np.flatnonzero(row > 0)
-        if support.size == 1:
-            out[..., i, support[0]] = 1.0
+        cols = np.flatnonzero(row > 0) if support == "observed" else np.arange(row.size)
+        if cols.size == 1:
+            out[..., i, cols[0]] = 1.0
             continue
-        out[..., i, support] = mechanism(row[support], *args, rng=gen,
-                                         size=None if size is None else shape)
+        out[..., i, cols] = mechanism(row[cols], *args, rng=gen,
+                                      size=None if size is None else shape)
     return out
 
 

@@ -374,6 +374,28 @@ def test_privatize_rows_keeps_the_support_and_seeds():
     assert abs(big[:, 0, 0].mean() - 0.5) < Z_SE * se
 
 
+def test_privatize_rows_support_all_releases_every_entry():
+    counts = np.array([[5, 0, 3, 2], [0, 7, 0, 0], [1, 1, 1, 1], [0, 4, 9, 0]])
+    P = bl.privatize_rows(counts, bl.laplace_project, 0.5, support="all", rng=0, size=4000)
+    assert P.shape == (4000, 4, 4) and np.all(dm.in_simplex(P))
+    # unobserved entries get mass in some releases: the zero pattern is no longer published
+    assert np.all(np.mean(P[:, counts == 0] > 0, axis=0) > 0.01)
+    assert np.mean(P[:, 1, 1] < 1) > 0.01                  # a one-transition row is now private
+    # each row is exactly the mechanism applied to the full row (same generator stream)
+    for i in range(4):
+        alone = bl.privatize_rows(counts[i:i + 1], bl.laplace_project, 0.5, support="all",
+                                  rng=5, size=300)[:, 0]
+        assert np.array_equal(alone, bl.laplace_project(counts[i], 0.5, rng=5, size=300))
+    # the default is unchanged: observed support, structural zeros stay zero
+    assert np.array_equal(bl.privatize_rows(counts, bl.laplace_project, 0.5, rng=0, size=50),
+                          bl.privatize_rows(counts, bl.laplace_project, 0.5, support="observed",
+                                            rng=0, size=50))
+    with pytest.raises(ValueError, match="support"):
+        bl.privatize_rows(counts, bl.laplace_project, 0.5, support="feasible")
+    with pytest.raises(ValueError, match="support"):
+        bl.privatize_rows(counts, bl.laplace_project, 0.5, support=None)
+
+
 def test_privatize_rows_bad_inputs():
     with pytest.raises(ValueError, match="matrix"):
         bl.privatize_rows([1, 2, 3], bl.laplace_project, 1.0)
