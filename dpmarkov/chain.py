@@ -254,15 +254,26 @@ def _row_design(counts, k, eta):
     C = arr / N[:, None]
     if eta is not None:
         eta_rows = np.broadcast_to(_checks.eta_ok(eta), (n,))
-        support = arr > 0
-        low = support & (arr < eta_rows[:, None] * N[:, None] * (1 - 1e-12))
-        if np.any(low):
-            i, j = (int(v) for v in np.argwhere(low)[0])
-            raise ValueError(
-                f"counts[{i}, {j}]={arr[i, j]:.0f} is below eta*N_i={eta_rows[i] * N[i]:.6g} "
-                f"(eta={eta_rows[i]!r}, N_i={N[i]:.0f}; Assumption 3 on the support of row {i})")
+        check_support_border(arr, eta_rows)
         _checks.k_meets_assumption_4(k_rows, eta_rows)
     return arr, k_rows, k_rows[:, None] * C
+
+
+def check_support_border(counts: np.ndarray, eta_rows: np.ndarray) -> None:
+    """Assumption 3 on the support of each row: every observed count >= eta_i N_i.
+
+    ``counts`` is a checked (n, n) count matrix (``check_counts``), ``eta_rows`` one
+    border per row.  Unobserved transitions are infeasible (Assumption 6) and not
+    categories of their row, so they are not checked.  Raises ``ValueError`` naming
+    the first count below its row's border.  Book: "Private transition matrices".
+    """
+    N = counts.sum(axis=1)
+    low = (counts > 0) & (counts < eta_rows[:, None] * N[:, None] * (1 - 1e-12))
+    if np.any(low):
+        i, j = (int(v) for v in np.argwhere(low)[0])
+        raise ValueError(
+            f"counts[{i}, {j}]={counts[i, j]:.0f} is below eta*N_i={eta_rows[i] * N[i]:.6g} "
+            f"(eta={eta_rows[i]!r}, N_i={N[i]:.0f}; Assumption 3 on the support of row {i})")
 
 
 def _draw(gen: np.random.Generator, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:

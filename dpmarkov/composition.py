@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _checks
-from .chain import check_counts
+from .chain import check_counts, check_support_border
 from .privacy import delta as _delta
 from .privacy import epsilon as _epsilon
 
@@ -61,13 +61,8 @@ def chain_privacy(counts, k, eta, gamma) -> ChainPrivacy:
     n_rows = (arr > 0).sum(axis=1)
     eps = np.zeros(n)
     dlt = np.zeros(n)
+    check_support_border(arr, eta_rows)
     for i in np.flatnonzero(n_rows >= 2):
-        low = (arr[i] > 0) & (arr[i] < eta_rows[i] * N[i] * (1 - 1e-12))
-        if np.any(low):
-            j = int(np.flatnonzero(low)[0])
-            raise ValueError(
-                f"counts[{i}, {j}]={arr[i, j]:.0f} is below eta*N_i={eta_rows[i] * N[i]:.6g} "
-                f"(eta={eta_rows[i]!r}, N_i={N[i]:.0f}; Assumption 3 on the support of row {i})")
         try:
             eps[i] = _epsilon(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
             dlt[i] = _delta(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
