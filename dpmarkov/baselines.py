@@ -39,10 +39,12 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from . import _checks
+from . import _checks, privacy
 from .mechanism import _generator
+from .profile import privacy_profile
 
 #: L1 sensitivity of a count vector when one record changes category (N public).
 L1_SENSITIVITY = 2.0
@@ -367,10 +369,6 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
     Theorem 1), or delta below what Theorem 1 certifies at epsilon.
     Book: chapter "Baselines at matched privacy".
     """
-    from scipy.optimize import brentq
-
-    from . import privacy
-
     eps = _epsilon(epsilon)
     d = _delta(delta)
     eta_f = float(_checks.eta_ok(eta))
@@ -408,13 +406,7 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
         raise ValueError(
             f"no gamma gives delta <= {d!r} at epsilon={eps!r} (eta={eta_f!r}, N={N_f:.0f}, "
             f"n={n_f:.0f}): the smallest delta Theorem 1 certifies there is {smallest:.3g}")
-    hi = lo + np.log(2.0)
-    while gap(hi) <= 0:
-        lo, hi = hi, hi + np.log(2.0)
-    log_k = brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)
-    while gap(log_k) > 0:
-        log_k -= 1e-10 * max(1.0, abs(log_k))
-    k = float(np.exp(log_k))
+    k = float(np.exp(_largest_feasible_log_k(gap, lo, lo + np.log(2.0), np.log(2.0))))
     return k, float(np.exp(log_gamma(k)))
 
 
@@ -428,16 +420,13 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count):
     by Brent's method on log k (relative tolerance 1e-10) and nudged down until the
     profile is <= delta.  No Assumption 4 is needed: Theorem 1's floor epsilon_star does
     not apply.  But as k -> 0 the profile does not vanish (the privacy loss keeps an
-    exponential tail, roughly e^(-min_count * epsilon)), so a delta below that floor
+    exponential tail: its limit is e^(-m epsilon)/(2m + 1) with m = min_count, as the
+    book's baselines chapter derives and checks), so a delta below that floor
     raises ``ValueError``.  The search starts at k = max(1, epsilon N / 500): smaller k
     are useless (outputs pile up near the vertices) and there the profile's Beta tail
     underflows to 0 in floating point, which would fake a feasible k.
     Book: chapter "Baselines at matched privacy".
     """
-    from scipy.optimize import brentq
-
-    from .profile import privacy_profile
-
     eps = _epsilon(epsilon)
     d = _delta(delta)
     N_i = int(_checks.integer_at_least("N", N, 2))
@@ -455,12 +444,24 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count):
             f"delta={d!r} is below the Dirichlet mechanism's profile at epsilon={eps!r} even "
             f"for k={k_lo:.4g} ({privacy_profile(eps, k_lo, N_i, n_i, m):.3g}; N={N_i}, n={n_i}, "
             f"min_count={m}): no useful k reaches this (epsilon, delta)")
-    hi = np.log(max(10.0 * N_i, 10.0))
+    # the profile tends to TV = 1 as k grows, so an upper bracket exists
+    return float(np.exp(_largest_feasible_log_k(gap, lo, np.log(max(10.0 * N_i, 10.0)),
+                                                np.log(10.0), limit=np.log(1e300))))
+
+
+def _largest_feasible_log_k(gap, lo, hi, step, *, limit=None):
+    """The largest log k with gap(log k) <= 0, for a gap that grows with k and gap(lo) <= 0.
+
+    Widens [lo, hi] by ``step`` until gap(hi) > 0 (past ``limit`` is an error), finds
+    the crossing by Brent's method on log k (xtol 1e-10, rtol 1e-12) and steps down
+    until the feasible side is reached, so the result never violates the target.
+    Shared by both calibrations of the Dirichlet mechanism.
+    """
     while gap(hi) <= 0:
-        lo, hi = hi, hi + np.log(10.0)
-        if hi > np.log(1e300):  # pragma: no cover (the profile tends to TV = 1)
+        lo, hi = hi, hi + step
+        if limit is not None and hi > limit:  # pragma: no cover
             raise ValueError("no upper bracket for k")
     log_k = brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)
     while gap(log_k) > 0:
         log_k -= 1e-10 * max(1.0, abs(log_k))
-    return float(np.exp(log_k))
+    return log_k
