@@ -16,21 +16,11 @@ from scipy.optimize import brentq
 from scipy.special import betainc, betaln, gammaln, polygamma
 
 from . import _checks
+from .accuracy import _SERIES_FROM, _lgamma_remainder
 
-# Stirling series for log Gamma(x) - [(x - 1/2) log x - x + log(2 pi)/2]; below
-# _STIRLING_FROM we call gammaln directly.
-_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188)
-_STIRLING_FROM = 10.0
+# lgamma_increment: Stirling's series from _SERIES_FROM on (the remainder R of
+# accuracy.py), a Taylor series for increments below _TAYLOR_RATIO * x.
 _TAYLOR_RATIO = 1e-3
-
-
-def _stirling_tail(x):
-    x2 = x * x
-    s, p = 0.0, x
-    for c in _STIRLING:
-        s = s + c / p
-        p = p * x2
-    return s
 
 
 def lgamma_increment(x, h):
@@ -44,11 +34,11 @@ def lgamma_increment(x, h):
     """
     x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
     taylor = np.abs(h) <= _TAYLOR_RATIO * x
-    big = (x >= _STIRLING_FROM) & (x + h >= _STIRLING_FROM) & ~taylor
+    big = (x >= _SERIES_FROM) & (x + h >= _SERIES_FROM) & ~taylor
     out = np.empty(x.shape)
     xb, hb = x[big], h[big]
     out[big] = ((xb + hb - 0.5) * np.log1p(hb / xb) + hb * np.log(xb) - hb
-                + (_stirling_tail(xb + hb) - _stirling_tail(xb)))
+                + (_lgamma_remainder(xb + hb) - _lgamma_remainder(xb)))
     # A tiny increment: Taylor series sum_j h^j/j! psi^(j-1)(x); after six terms the
     # remainder is about (h/x)^6 <= 1e-18 relative to the first term when h <= 1e-3 x.
     xt, ht = x[taylor], h[taylor]
