@@ -1,6 +1,9 @@
 """Execute notebooks in place, top to bottom, in the book's folder (how committed outputs are made).
 
 Usage: .venv/bin/python scripts/run_notebook.py book/NAME.ipynb [more.ipynb ...]
+
+Cell timing metadata is dropped, so that a re-executed notebook differs from the
+committed one only where an output changed (the notebooks are deterministic).
 """
 import sys
 from pathlib import Path
@@ -8,10 +11,19 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-for name in sys.argv[1:]:
-    path = Path(name).resolve()
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    nbformat.write(nb, path)
-    print(f"executed {path.name}")
+
+def strip_timing(nb) -> None:
+    """Remove the per-cell execution time stamps nbclient records."""
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        path = Path(name).resolve()
+        nb = nbformat.read(path, as_version=4)
+        NotebookClient(nb, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        strip_timing(nb)
+        nbformat.write(nb, path)
+        print(f"executed {path.name}")
