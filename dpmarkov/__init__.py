@@ -35,8 +35,9 @@ from .composition import (ChainPrivacy, chain_privacy, compose_parallel,
 from .mechanism import dirichlet_parameters, log_density, privatize
 from .loss import (adjacent_indices, epsilon_corrected, epsilon_exact, loss_data_term,
                    privacy_loss, worst_pair)
-from .privacy import (delta, epsilon, epsilon_star, exit_probability_exact,
-                      exit_probability_union, k_for_epsilon, k_min, worst_counts)
+from .privacy import (delta, epsilon, epsilon_paper, epsilon_star, epsilon_star_paper,
+                      exit_probability_exact, exit_probability_union, k_for_epsilon,
+                      k_for_epsilon_paper, k_min, worst_counts)
 from .profile import epsilon_for_delta, hockey_stick, privacy_profile, profile_pairs
 from .simplex import check_assumption_3, count_vector, in_bordered_simplex, in_simplex
 
@@ -47,7 +48,8 @@ __all__ = [
     "kl_bound_bordered", "tail_bound", "tail_bound_subgaussian",
     "baselines",
     "audit_hockey_stick", "check_assumption_3", "count_vector", "delta", "dirichlet_parameters", "epsilon",
-    "epsilon_star", "exit_probability_union", "expected_kl", "in_bordered_simplex",
+    "epsilon_star", "epsilon_paper", "epsilon_star_paper", "k_for_epsilon_paper",
+    "exit_probability_union", "expected_kl", "in_bordered_simplex",
     "in_simplex", "k_for_epsilon", "k_min", "kl_bound", "kl_divergence", "log_density",
     "privatize", "worst_counts",
     # privacy part: exact worst case, exact delta, tight privacy profile

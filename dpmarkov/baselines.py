@@ -379,7 +379,7 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
 
     def log_gamma(k):
         """log gamma(k), or None when gamma(k) >= 1/n (epsilon not reachable at this k)."""
-        b = privacy.epsilon(k, eta_f, N_f, n_f, g0) - k / N_f * np.log(n_f + 1)
+        b = privacy.epsilon_paper(k, eta_f, N_f, n_f, g0) - k / N_f * np.log(n_f + 1)
         r = (eps - b) * N_f / k
         if r <= 0:
             return None

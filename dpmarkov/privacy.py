@@ -65,8 +65,8 @@ def _design(k, eta, N, n, gamma, *, assumption_4=True):
     return k, eta, N, n, gamma
 
 
-def epsilon(k, eta, N, n, gamma):
-    """epsilon of Theorem 1, eq. (6), for the Dirichlet mechanism with parameter k.
+def epsilon_paper(k, eta, N, n, gamma):
+    """epsilon of Theorem 1, eq. (6) as printed, for the Dirichlet mechanism with parameter k.
 
     epsilon = log[ B(k eta, k(1-2 eta)) / B(k(eta + 1/N), k(1 - 2 eta - 1/N)) ]
               + (k/N) log[(1 - (n-1) gamma) / gamma]
@@ -105,19 +105,13 @@ def k_min(eta):
     return 1.5 / _checks.eta_ok(eta)
 
 
-def epsilon_star(eta, N, n, gamma):
-    """The smallest epsilon Theorem 1 offers: eq. (6) at k = 3/(2 eta) (Section 3.1)."""
-    return epsilon(k_min(eta), eta, N, n, gamma)
+def epsilon_star_paper(eta, N, n, gamma):
+    """The smallest epsilon Theorem 1 offers: eq. (6) as printed at k = 3/(2 eta) (Section 3.1)."""
+    return epsilon_paper(k_min(eta), eta, N, n, gamma)
 
 
-def k_for_epsilon(epsilon_target, eta, N, n, gamma):
-    """The k at which eq. (6) equals ``epsilon_target`` (the inverse of eq. (6)).
-
-    eq. (6) is strictly increasing in k (book: the privacy-loss chapter proves it and
-    checks it numerically), so the root is unique; it is found by bracketing and
-    Brent's method to a relative tolerance of 1e-13.  A target below
-    epsilon_star raises ``ValueError``: no k allowed by Assumption 4 reaches it.
-    """
+def _k_for(bound, epsilon_target, eta, N, n, gamma):
+    """The k at which ``bound`` (eq. (6) or its sound version) equals ``epsilon_target``."""
     target = _checks.positive("epsilon", epsilon_target)
     shape = np.broadcast(target, eta, N, n, gamma).shape
     t, e, NN, nn, g = (np.broadcast_to(np.asarray(v, float), shape).ravel()
@@ -125,19 +119,30 @@ def k_for_epsilon(epsilon_target, eta, N, n, gamma):
     out = np.empty(t.shape)
     for i in range(t.size):
         lo = float(k_min(e[i]))
-        floor = epsilon(lo, e[i], NN[i], nn[i], g[i])
+        floor = bound(lo, e[i], NN[i], nn[i], g[i])
         if t[i] < floor:
             raise ValueError(
                 f"epsilon={t[i]!r} is below epsilon_star={floor:.6g}, the smallest epsilon "
                 f"Theorem 1 gives for eta={e[i]!r}, N={NN[i]:.0f}, n={nn[i]:.0f}, "
                 f"gamma={g[i]!r} (Assumption 4: k >= 3/(2*eta))")
         hi = 2 * lo
-        while epsilon(hi, e[i], NN[i], nn[i], g[i]) < t[i]:
+        while bound(hi, e[i], NN[i], nn[i], g[i]) < t[i]:
             hi *= 2
-        out[i] = brentq(lambda kk: epsilon(kk, e[i], NN[i], nn[i], g[i]) - t[i],
+        out[i] = brentq(lambda kk: bound(kk, e[i], NN[i], nn[i], g[i]) - t[i],
                         lo, hi, xtol=1e-300, rtol=1e-13, maxiter=500)
     out = out.reshape(shape)
     return out if out.ndim else float(out)
+
+
+def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
+    """The k at which eq. (6) as printed equals ``epsilon_target`` (the inverse of eq. (6)).
+
+    eq. (6) is strictly increasing in k (book: the privacy-loss chapter proves it and
+    checks it numerically), so the root is unique; it is found by bracketing and
+    Brent's method to a relative tolerance of 1e-13.  A target below
+    epsilon_star raises ``ValueError``: no k allowed by Assumption 4 reaches it.
+    """
+    return _k_for(epsilon_paper, epsilon_target, eta, N, n, gamma)
 
 
 def worst_counts(eta, N, n):
@@ -266,3 +271,41 @@ def delta(k, eta, N, n, gamma, *, method="union"):
     out = np.array([exit_probability(worst_counts(e, NN, nn), kk, g)
                     for kk, e, NN, nn, g in zip(*args)]).reshape(shape)
     return out if out.ndim else float(out)
+
+
+# --- sound by default ------------------------------------------------------------------------
+# eq. (6) as printed is not an upper bound on the privacy loss for n = 2 (book: "The exact
+# worst case"); the functions a release is calibrated with use a bound that holds for every n.
+
+
+def epsilon(k, eta, N, n, gamma):
+    """A sound epsilon for Theorem 1: eq. (6) where it is an upper bound, else the corrected eq. (6).
+
+    For n >= 3 this is eq. (6) as printed (``epsilon_paper``), an upper bound on the
+    privacy loss over Omega_1.  For n = 2, where eq. (6) understates the loss, it is
+    ``epsilon_corrected`` (1 - 2 eta replaced by 1 - (n-1) eta), which holds for
+    every n.  Broadcasts.  Book: "The exact worst case".
+    """
+    from .loss import epsilon_corrected
+    paper = np.asarray(epsilon_paper(k, eta, N, n, gamma))
+    n_arr = np.broadcast_to(np.asarray(n, float), paper.shape)
+    out = paper.copy()
+    two = n_arr == 2
+    if np.any(two):
+        corrected = np.broadcast_to(np.asarray(epsilon_corrected(k, eta, N, n, gamma)), paper.shape)
+        out[two] = corrected[two]
+    return out if out.ndim else float(out)
+
+
+def epsilon_star(eta, N, n, gamma):
+    """The smallest sound epsilon at k = 3/(2 eta): ``epsilon`` at Assumption 4's floor."""
+    return epsilon(k_min(eta), eta, N, n, gamma)
+
+
+def k_for_epsilon(epsilon_target, eta, N, n, gamma):
+    """The k at which the sound ``epsilon`` equals ``epsilon_target``: never an unsound k.
+
+    For n >= 3 this is the inverse of eq. (6) (``k_for_epsilon_paper``); for n = 2 the
+    inverse of the corrected eq. (6), since eq. (6) understates the loss there.
+    """
+    return _k_for(epsilon, epsilon_target, eta, N, n, gamma)

@@ -39,14 +39,14 @@ def test_audit_estimate_agrees_with_exact_divergence_n2():
 
 def test_correct_mechanism_is_not_refuted_at_theorem_1():
     k = 20.6
-    eps, delta = dm.epsilon(k, **PAPER), dm.delta(k, **PAPER)
+    eps, delta = dm.epsilon_paper(k, **PAPER), dm.delta(k, **PAPER)
     r = audit_hockey_stick(C, C_ADJ, eps, k=k, samples=100_000, rng=11)
     assert not r.refutes(delta)
 
 
 def test_audit_catches_a_mechanism_with_too_little_noise():
     k = 20.6
-    eps, delta = dm.epsilon(k, **PAPER), dm.delta(k, **PAPER)
+    eps, delta = dm.epsilon_paper(k, **PAPER), dm.delta(k, **PAPER)
 
     def broken(c, size, gen):          # draws Dir(30 k C) but claims the guarantee of k
         return dm.privatize(c, 30 * k, rng=gen, size=size)

@@ -269,10 +269,10 @@ def test_dirichlet_theorem1_calibration_meets_targets_and_is_tight():
     eta, N, n = 5 / 98, 98, 5
     for eps, d in [(8.0, 1e-6), (4.0, 1e-3), (16.0, 1e-6)]:
         k, g = bl.dirichlet_k_theorem1(eps, d, eta, N, n)
-        assert np.isclose(dm.epsilon(k, eta, N, n, g), eps, rtol=1e-12)
+        assert np.isclose(dm.epsilon_paper(k, eta, N, n, g), eps, rtol=1e-12)
         assert dm.delta(k, eta, N, n, g) <= d
         g_up = g * (1 + 1e-6)   # a slightly larger gamma (hence k) breaks the delta target
-        assert dm.delta(dm.k_for_epsilon(eps, eta, N, n, g_up), eta, N, n, g_up) > d
+        assert dm.delta(dm.k_for_epsilon_paper(eps, eta, N, n, g_up), eta, N, n, g_up) > d
 
 
 def test_dirichlet_theorem1_delta_grows_with_gamma():
@@ -280,9 +280,9 @@ def test_dirichlet_theorem1_delta_grows_with_gamma():
     eta, N, n = 5 / 98, 98, 5
     for eps in (4.0, 8.0):
         gs = np.geomspace(1e-10, 0.9 / n, 80)
-        gs = gs[dm.epsilon_star(eta, N, n, gs) < eps]      # where eps is reachable
+        gs = gs[dm.epsilon_star_paper(eta, N, n, gs) < eps]      # where eps is reachable
         assert len(gs) > 20
-        ds = [dm.delta(dm.k_for_epsilon(eps, eta, N, n, g), eta, N, n, g) for g in gs]
+        ds = [dm.delta(dm.k_for_epsilon_paper(eps, eta, N, n, g), eta, N, n, g) for g in gs]
         ds = np.array(ds)
         assert np.all(np.diff(ds[ds < 1]) > 0)
 

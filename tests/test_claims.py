@@ -83,8 +83,8 @@ def test_format_evidence():
 # --------------------------------------------------------------------------- the checks bite
 def test_a_wrong_epsilon_formula_flips_verdicts(monkeypatch):
     """If eq. (6) were implemented 2% too large, it would 'reproduce' 2.255 and the check says so."""
-    right = privacy.epsilon
-    monkeypatch.setattr(privacy, "epsilon", lambda *a, **kw: 1.0195 * right(*a, **kw))
+    right = privacy.epsilon_paper
+    monkeypatch.setattr(privacy, "epsilon_paper", lambda *a, **kw: 1.0195 * right(*a, **kw))
     _, ok = cl.get("sec6.1-eps").check()
     assert not ok
 
@@ -112,7 +112,7 @@ C, C_ADJ = cl.AUDIT_COUNTS, cl.AUDIT_ADJACENT
 def test_audit_catches_a_sampler_that_ignores_k():
     """A mechanism that always uses k = 400 while claiming Theorem 1's guarantee for k = 20.6."""
     k = 20.6
-    eps, dlt = dm.epsilon(k, **GRADE), dm.delta(k, **GRADE)
+    eps, dlt = dm.epsilon_paper(k, **GRADE), dm.delta(k, **GRADE)
 
     def ignores_k(c, size, gen):
         return dm.privatize(c, 400.0, rng=gen, size=size)

@@ -52,22 +52,22 @@ def test_epsilon_matches_mpmath_twin_over_extreme_grid():
     worst = 0.0
     for k, eta, N, n, g in GRID:
         exact = highprec.epsilon(k, eta, N, n, g)
-        got = dm.epsilon(k, eta, N, n, g)
+        got = dm.epsilon_paper(k, eta, N, n, g)
         worst = max(worst, abs(got - float(exact)) / abs(float(exact)))
     assert worst < 1e-11, worst
 
 
 def test_epsilon_broadcasts_over_arrays():
     ks = np.array([20.6, 50.0, 110.6])
-    out = dm.epsilon(ks, 0.073, 98, 5, 0.0004)
+    out = dm.epsilon_paper(ks, 0.073, 98, 5, 0.0004)
     assert out.shape == (3,)
-    assert np.allclose(out, [dm.epsilon(k, 0.073, 98, 5, 0.0004) for k in ks], rtol=0, atol=0)
-    assert isinstance(dm.epsilon(20.6, 0.073, 98, 5, 0.0004), float)
+    assert np.allclose(out, [dm.epsilon_paper(k, 0.073, 98, 5, 0.0004) for k in ks], rtol=0, atol=0)
+    assert isinstance(dm.epsilon_paper(20.6, 0.073, 98, 5, 0.0004), float)
 
 
 def test_grade_distribution_value():
     # Section 6.1 parameters; the paper prints 2.255 (the accuracy part investigates).
-    assert dm.epsilon(20.6, 0.073, 98, 5, 0.0004) == pytest.approx(2.211907528887, rel=1e-11)
+    assert dm.epsilon_paper(20.6, 0.073, 98, 5, 0.0004) == pytest.approx(2.211907528887, rel=1e-11)
 
 
 @pytest.mark.parametrize("x", [1e-8, 0.1, 1.0, 7.5, 10.0, 1e3, 1e8])
@@ -107,7 +107,7 @@ def test_convexity_inequality_positive_everywhere(x):
                                               (0.001, 10**8, 500, 1e-12), (0.249, 10**4, 3, 0.33)])
 def test_epsilon_strictly_increasing_in_k(eta, N, n, gamma):
     ks = np.geomspace(1.5 / eta, 1e7, 400)
-    eps = dm.epsilon(ks, eta, N, n, gamma)
+    eps = dm.epsilon_paper(ks, eta, N, n, gamma)
     assert np.all(np.diff(eps) > 0)
 
 
@@ -136,24 +136,24 @@ def test_derivative_in_k_matches_formula_and_is_positive():
                                               (0.2, 10, 2, 0.1)])
 def test_k_for_epsilon_round_trip(eta, N, n, gamma):
     for k in (1.5 / eta, 2.0 / eta, 1e3, 1e6):
-        e = dm.epsilon(k, eta, N, n, gamma)
-        assert dm.k_for_epsilon(e, eta, N, n, gamma) == pytest.approx(k, rel=1e-10)
-    star = dm.epsilon_star(eta, N, n, gamma)
+        e = dm.epsilon_paper(k, eta, N, n, gamma)
+        assert dm.k_for_epsilon_paper(e, eta, N, n, gamma) == pytest.approx(k, rel=1e-10)
+    star = dm.epsilon_star_paper(eta, N, n, gamma)
     for target in (star * 1.001, star + 1, 10 * star):
-        k = dm.k_for_epsilon(target, eta, N, n, gamma)
-        assert dm.epsilon(k, eta, N, n, gamma) == pytest.approx(target, rel=1e-10)
+        k = dm.k_for_epsilon_paper(target, eta, N, n, gamma)
+        assert dm.epsilon_paper(k, eta, N, n, gamma) == pytest.approx(target, rel=1e-10)
 
 
 def test_k_for_epsilon_broadcasts():
     targets = np.array([3.0, 4.0, 5.0])
-    ks = dm.k_for_epsilon(targets, 0.073, 98, 5, 4e-4)
+    ks = dm.k_for_epsilon_paper(targets, 0.073, 98, 5, 4e-4)
     assert ks.shape == (3,) and np.all(np.diff(ks) > 0)
 
 
 def test_k_for_epsilon_rejects_target_below_epsilon_star():
-    star = dm.epsilon_star(0.073, 98, 5, 4e-4)
+    star = dm.epsilon_star_paper(0.073, 98, 5, 4e-4)
     with pytest.raises(ValueError, match="below epsilon_star"):
-        dm.k_for_epsilon(star * 0.99, 0.073, 98, 5, 4e-4)
+        dm.k_for_epsilon_paper(star * 0.99, 0.073, 98, 5, 4e-4)
 
 
 def test_epsilon_star_is_the_papers_closed_form():
@@ -163,8 +163,8 @@ def test_epsilon_star_is_the_papers_closed_form():
         closed = (mp.log(mp.beta(mp.mpf(3) / 2, 3 / (2 * e) - 3))
                   - mp.log(mp.beta(mp.mpf(3) / 2 + 3 / (2 * e * NN), 3 / (2 * e) - 3 - 3 / (2 * e * NN)))
                   + 3 / (2 * e * NN) * mp.log((1 - (n - 1) * mp.mpf(gamma)) / mp.mpf(gamma)))
-    assert dm.epsilon_star(eta, N, n, gamma) == pytest.approx(float(closed), rel=1e-12)
-    assert dm.epsilon_star(eta, N, n, gamma) == dm.epsilon(dm.k_min(eta), eta, N, n, gamma)
+    assert dm.epsilon_star_paper(eta, N, n, gamma) == pytest.approx(float(closed), rel=1e-12)
+    assert dm.epsilon_star_paper(eta, N, n, gamma) == dm.epsilon_paper(dm.k_min(eta), eta, N, n, gamma)
 
 
 # --- delta (eq. 7), union bound -----------------------------------------------------------------
@@ -225,13 +225,13 @@ def test_bad_inputs_rejected(func, name, value, message):
 
 def test_gamma_at_one_over_n_rejected_with_the_rule():
     with pytest.raises(ValueError, match=r"1/n=0.2"):
-        dm.epsilon(20.6, 0.073, 98, 5, 0.2)
+        dm.epsilon_paper(20.6, 0.073, 98, 5, 0.2)
 
 
 def test_assumption_3_infeasible_rejected():
     # n ceil(eta N) = 20 * 8 = 160 > 98 records
     with pytest.raises(ValueError, match="Assumption 3 cannot hold"):
-        dm.epsilon(20.6, 0.073, 98, 20, 1e-4)
+        dm.epsilon_paper(20.6, 0.073, 98, 20, 1e-4)
     with pytest.raises(ValueError, match="Assumption 3 cannot hold"):
         dm.delta(20.6, 0.073, 98, 20, 1e-4)
     with pytest.raises(ValueError, match="Assumption 3 cannot hold"):
@@ -241,7 +241,7 @@ def test_assumption_3_infeasible_rejected():
 def test_tiny_N_where_eq6_is_not_a_bound_rejected():
     # N = 3, eta = 0.24: 3 eta + 1/N > 1 and eq. (6) would be negative.
     with pytest.raises(ValueError, match="3\\*eta \\+ 1/N > 1"):
-        dm.epsilon(10.0, 0.24, 3, 2, 0.4)
+        dm.epsilon_paper(10.0, 0.24, 3, 2, 0.4)
 
 
 def test_delta_method_checked():
@@ -265,7 +265,7 @@ def test_exit_probability_union_checks():
 @pytest.mark.parametrize("bad", [np.nan, -1.0, 0.0, np.inf])
 def test_k_for_epsilon_rejects_bad_targets(bad):
     with pytest.raises(ValueError):
-        dm.k_for_epsilon(bad, 0.073, 98, 5, 4e-4)
+        dm.k_for_epsilon_paper(bad, 0.073, 98, 5, 4e-4)
 
 
 def test_k_min_checks_eta():

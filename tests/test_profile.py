@@ -110,7 +110,7 @@ def test_papers_epsilon_delta_hold_on_the_grade_parameters():
     # paper's epsilon is far below the paper's delta, and the tight epsilon below eq. (6).
     m = math.ceil(0.073 * 98)
     for k in np.linspace(20.6, 110.6, 10):
-        eps = dm.epsilon(k, 0.073, 98, 5, 4e-4)
+        eps = dm.epsilon_paper(k, 0.073, 98, 5, 4e-4)
         d = dm.delta(k, 0.073, 98, 5, 4e-4)
         assert dm.privacy_profile(eps, k, 98, 5, m) < d
         assert dm.epsilon_for_delta(d, k, 98, 5, m) < eps

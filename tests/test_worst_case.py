@@ -94,7 +94,7 @@ def test_eq6_is_an_upper_bound_for_n_at_least_3(n):
             continue
         for k in (1.5 / eta, 3 / eta, 30 / eta):
             exact = dm.epsilon_exact(k, N, n, 1e-3, m)
-            assert dm.epsilon(k, eta, N, n, 1e-3) >= exact - 1e-12 * abs(exact)
+            assert dm.epsilon_paper(k, eta, N, n, 1e-3) >= exact - 1e-12 * abs(exact)
             assert dm.epsilon_corrected(k, eta, N, n, 1e-3) >= exact - 1e-12 * abs(exact)
 
 
@@ -102,14 +102,14 @@ def test_eq6_is_exact_for_n_3_when_eta_N_is_whole():
     for N, eta in [(100, 0.1), (1000, 0.2), (20, 0.15)]:
         m = round(eta * N)
         for k in (1.5 / eta, 100.0):
-            assert dm.epsilon(k, eta, N, 3, 1e-3) == pytest.approx(
+            assert dm.epsilon_paper(k, eta, N, 3, 1e-3) == pytest.approx(
                 dm.epsilon_exact(k, N, 3, 1e-3, m), rel=1e-12)
 
 
 def test_eq6_fails_for_n_2():
     # Counterexample: N = 100, eta = 0.1, n = 2, gamma = 1e-3, k = 3/(2 eta) = 15.
     k, eta, N, gamma = 15.0, 0.1, 100, 1e-3
-    paper = dm.epsilon(k, eta, N, 2, gamma)
+    paper = dm.epsilon_paper(k, eta, N, 2, gamma)
     exact = dm.epsilon_exact(k, N, 2, gamma, 10)
     assert exact > paper + 0.005
     # the loss is attained: a concrete pair of databases and an output in Omega_1
@@ -128,7 +128,7 @@ def test_eq6_fails_for_n_2_on_many_designs():
         if N < 2 * m + 1 or 3 * eta + 1 / N > 1:
             continue
         exact = dm.epsilon_exact(1.5 / eta, N, 2, 1e-3, m)
-        fails += dm.epsilon(1.5 / eta, eta, N, 2, 1e-3) < exact
+        fails += dm.epsilon_paper(1.5 / eta, eta, N, 2, 1e-3) < exact
     assert fails >= 10
 
 
@@ -142,9 +142,9 @@ def test_corrected_vs_exact_and_vs_eq6():
             corr = dm.epsilon_corrected(k, eta, N, n, 1e-3)
             assert corr >= dm.epsilon_exact(k, N, n, 1e-3, m) * (1 - 1e-12)
             if n == 3:
-                assert corr == pytest.approx(dm.epsilon(k, eta, N, n, 1e-3), rel=1e-12)
+                assert corr == pytest.approx(dm.epsilon_paper(k, eta, N, n, 1e-3), rel=1e-12)
             if n == 4:
-                assert corr < dm.epsilon(k, eta, N, n, 1e-3)
+                assert corr < dm.epsilon_paper(k, eta, N, n, 1e-3)
 
 
 def test_epsilon_exact_broadcasts():

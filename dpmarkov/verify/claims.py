@@ -212,7 +212,7 @@ def _eta_for_delta(target, n):
 
 def _m_for_eps(target, eta, n):
     """The (real) rarest count m at which a row of share eta has eps* = target."""
-    f = lambda m: privacy.epsilon(1.5 / eta, eta, round(m / eta), n, TAXI_GAMMA) - target  # noqa
+    f = lambda m: privacy.epsilon_paper(1.5 / eta, eta, round(m / eta), n, TAXI_GAMMA) - target  # noqa
     return brentq(f, 2.0, 1e4, xtol=1e-6)
 
 
@@ -413,15 +413,15 @@ def _eq6_unchecked(k, eta, N, n, gamma):
         "eq. (7)), so epsilon* = 2.2065 is a floor of the assumption, not of the mechanism",
         PRIV_LOSS)
 def _asm4():
-    eps = privacy.epsilon(K_GRID, **GRADE)
+    eps = privacy.epsilon_paper(K_GRID, **GRADE)
     kmin = privacy.k_min(GRADE["eta"])
     below = _eq6_unchecked(10.0, **GRADE)
     exact = loss.epsilon_exact(10.0, 98, 5, 4e-4, GRADE_MIN_COUNT)
     d10 = privacy.exit_probability_union(privacy.worst_counts(0.073, 98, 5), 10.0, 4e-4)
-    return (dict(k_min=kmin, epsilon_star=privacy.epsilon_star(**GRADE), eq6_at_k_10=float(below),
+    return (dict(k_min=kmin, epsilon_star=privacy.epsilon_star_paper(**GRADE), eq6_at_k_10=float(below),
                  exact_loss_at_k_10=exact, delta_eq7_at_k_10=d10),
             bool(np.all(np.diff(eps) > 0)) and abs(kmin - 1.5 / 0.073) < 1e-12
-            and below >= exact and below < privacy.epsilon_star(**GRADE))
+            and below >= exact and below < privacy.epsilon_star_paper(**GRADE))
 
 
 @_claim("asm-5", "Asm. 5", "Every state is reachable from every other state (irreducible).",
@@ -458,7 +458,7 @@ def _asm6():
         "0.33..0.53 times eq. (6)", PRIV_EPS)
 def _thm1():
     k = 20.6
-    eq6 = privacy.epsilon(k, **GRADE)
+    eq6 = privacy.epsilon_paper(k, **GRADE)
     exact = loss.epsilon_exact(k, 98, 5, 4e-4, GRADE_MIN_COUNT)
     twin = float(highprec.epsilon(k, **GRADE))
     c, cp = loss.worst_pair(98, 5, GRADE_MIN_COUNT)
@@ -468,7 +468,7 @@ def _thm1():
     small = loss.epsilon_exact(40.0, 12, 3, 0.05, 2)
     tight = profile.epsilon_for_delta(privacy.delta(k, **GRADE), k, 98, 5, GRADE_MIN_COUNT)
     ends = [profile.epsilon_for_delta(privacy.delta(kk, **GRADE), kk, 98, 5, GRADE_MIN_COUNT)
-            / privacy.epsilon(kk, **GRADE) for kk in (K_GRID[0], K_GRID[-1])]
+            / privacy.epsilon_paper(kk, **GRADE) for kk in (K_GRID[0], K_GRID[-1])]
     ok = (eq6 >= exact and abs(eq6 - twin) < 1e-12 * eq6 and abs(attained - exact) < 1e-9
           and abs(bf - small) < 1e-9 and tight < 0.5 * eq6 and max(ends) < 0.6)
     return (dict(eq6=eq6, exact_worst_loss=exact, tight_epsilon_same_delta=tight,
@@ -482,7 +482,7 @@ def _thm1():
         "DP with eq. (7)'s delta 1.2e-3 still holds (exact delta 8e-8)", PRIV_N2)
 def _thm1_n2():
     k, eta, N, gamma = 15.0, 0.1, 100, 1e-3
-    paper = privacy.epsilon(k, eta, N, 2, gamma)
+    paper = privacy.epsilon_paper(k, eta, N, 2, gamma)
     c, cp = np.array([89.0, 11.0]), np.array([90.0, 10.0])
     attained = float(loss.privacy_loss(np.array([gamma, 1 - gamma]), c, cp, k))
     corrected = loss.epsilon_corrected(k, eta, N, 2, gamma)
@@ -501,7 +501,7 @@ def _thm1_n2():
         PRIV_PROFILE)
 def _thm1_delta():
     k = 20.6
-    eps = privacy.epsilon(k, **GRADE)
+    eps = privacy.epsilon_paper(k, **GRADE)
     d7 = privacy.delta(k, **GRADE)
     tight = profile.privacy_profile(eps, k, 98, 5, GRADE_MIN_COUNT)
     # worst count vector by exhaustive search (small case) and the union bound's twin
@@ -531,9 +531,9 @@ def _eps_star():
     a = 3 / (2 * eta * N)
     closed = (betaln(1.5, 1.5 / eta - 3) - betaln(1.5 + a, 1.5 / eta - 3 - a)
               + a * np.log((1 - (n - 1) * g) / g))
-    star = privacy.epsilon_star(**GRADE)
-    k = privacy.k_for_epsilon(3.31, **GRADE)
-    back = privacy.epsilon(k, **GRADE)
+    star = privacy.epsilon_star_paper(**GRADE)
+    k = privacy.k_for_epsilon_paper(3.31, **GRADE)
+    back = privacy.epsilon_paper(k, **GRADE)
     return (dict(closed_form=float(closed), epsilon_star=star, arguments_match=symbolic),
             symbolic and abs(closed - star) < 1e-12 and abs(back - 3.31) < 1e-10)
 
@@ -609,7 +609,7 @@ def _thm3():
     K = np.array([[40, 10, 12], [9, 30, 11], [10, 10, 50.0]])
     eta = chain.row_eta(K)
     p = composition.chain_privacy(K, 1.5 / eta, eta, 1e-3)
-    rows = [privacy.epsilon(1.5 / eta[i], eta[i], K[i].sum(), 3, 1e-3) for i in range(3)]
+    rows = [privacy.epsilon_paper(1.5 / eta[i], eta[i], K[i].sum(), 3, 1e-3) for i in range(3)]
     return (dict(chain_epsilon=p.epsilon, lemma_gap=gap),
             gap < 1e-12 and abs(p.epsilon - max(rows)) < 1e-12)
 
@@ -758,8 +758,8 @@ def _sec61_n():
         "eta*N = 7.15 is no whole count: valid if every grade has >= 8 students, but then "
         "eta = 8/98 = 0.082 was allowed and gives a smaller epsilon", GRADES)
 def _sec61_eta():
-    eps_paper = privacy.epsilon_star(**GRADE)
-    eps_8 = privacy.epsilon_star(8 / 98, 98, 5, 4e-4)
+    eps_paper = privacy.epsilon_star_paper(**GRADE)
+    eps_8 = privacy.epsilon_star_paper(8 / 98, 98, 5, 4e-4)
     return (dict(eta_N=0.073 * 98, epsilon_star=eps_paper, epsilon_star_eta_8_98=eps_8),
             eps_8 < eps_paper and abs(0.073 * 98 - round(0.073 * 98)) > 0.1)
 
@@ -778,8 +778,8 @@ def _sec61_gamma():
         "not eq. (6) at 20.6 (2.2119)", GRADES)
 def _sec61_kgrid():
     kmin = privacy.k_min(0.073)
-    return (dict(grid_size=len(K_GRID), k_min=kmin, eps_at_20_6=privacy.epsilon(20.6, **GRADE),
-                 epsilon_star=privacy.epsilon_star(**GRADE)),
+    return (dict(grid_size=len(K_GRID), k_min=kmin, eps_at_20_6=privacy.epsilon_paper(20.6, **GRADE),
+                 epsilon_star=privacy.epsilon_star_paper(**GRADE)),
             len(K_GRID) == 91 and kmin < K_GRID[0] - 0.05)
 
 
@@ -787,10 +787,10 @@ def _sec61_kgrid():
         "eq. (6) at the stated parameters gives 2.212 at k = 20.6 and 2.207 at k_min = 20.548 "
         "(mpmath agrees); 2.255 needs k = 21.01", GRADES)
 def _sec61_eps():
-    e = privacy.epsilon(20.6, **GRADE)
+    e = privacy.epsilon_paper(20.6, **GRADE)
     twin = float(highprec.epsilon(20.6, **GRADE))
-    return (dict(eps_at_20_6=e, eps_at_k_min=privacy.epsilon_star(**GRADE),
-                 k_for_2_255=privacy.k_for_epsilon(2.255, **GRADE)),
+    return (dict(eps_at_20_6=e, eps_at_k_min=privacy.epsilon_star_paper(**GRADE),
+                 k_for_2_255=privacy.k_for_epsilon_paper(2.255, **GRADE)),
             abs(e - twin) < 1e-12 and abs(e - 2.255) > 0.01)
 
 
@@ -832,7 +832,7 @@ def _sec61_delta():
         "fails", "eq. (6) reaches 3.31 at k = 31.16, where eq. (7) gives 1.4e-5 (integer) or "
         "6.2e-5 (continuous)", PRIV_DELTA)
 def _sec61_delta331():
-    k = privacy.k_for_epsilon(3.31, **GRADE)
+    k = privacy.k_for_epsilon_paper(3.31, **GRADE)
     integer = privacy.delta(k, **GRADE)
     cont = privacy.exit_probability_union([73, 73, 73, 73, 708], k, 4e-4)
     return (dict(k=k, integer_reading=integer, continuous_reading=cont),
@@ -847,7 +847,7 @@ def _sec61_guarantee():
     k = 20.6
     tight = profile.privacy_profile(2.255, k, 98, 5, GRADE_MIN_COUNT)
     return (dict(exact_delta_at_2_255=tight),
-            privacy.epsilon(k, **GRADE) <= 2.255 and privacy.delta(k, **GRADE) <= 0.0026
+            privacy.epsilon_paper(k, **GRADE) <= 2.255 and privacy.delta(k, **GRADE) <= 0.0026
             and tight < 1e-6)
 
 
@@ -872,7 +872,7 @@ def _fig1():
         "impossible with gamma = 1e-8: any row with epsilon* <= 2.68 and at most 2,933,898 trips "
         "has delta* <= 0.0066; delta* = 0.0214 needs one zone with ~6.9 million trips", TAXI)
 def _sec62_268():
-    m = brentq(lambda m: privacy.epsilon(1.5 * TAXI_N_PAPER / m, m / TAXI_N_PAPER, TAXI_N_PAPER,
+    m = brentq(lambda m: privacy.epsilon_paper(1.5 * TAXI_N_PAPER / m, m / TAXI_N_PAPER, TAXI_N_PAPER,
                                          69, TAXI_GAMMA) - 2.68, 2.0, 1e4, xtol=1e-6)
     d_max = _delta_star(m / TAXI_N_PAPER, 69)
     need = _taxi_pairs()[(2.68, 0.0214)]["N_row"]
@@ -891,7 +891,7 @@ def _sec62_design():
     ell = float(np.log1p(-68 * TAXI_GAMMA) - np.log(TAXI_GAMMA))
     ok = float(_checks.gamma_ok(np.asarray(TAXI_GAMMA), np.asarray(69.0))) == TAXI_GAMMA
     # a row with m = 1 (a transition seen once) among 10,000 trips: epsilon* ~ 1.5 (ell + ...)
-    eps_once = privacy.epsilon_star(1e-4, 10_000, 20, TAXI_GAMMA)
+    eps_once = privacy.epsilon_star_paper(1e-4, 10_000, 20, TAXI_GAMMA)
     return (dict(levels=len(levels), log_one_over_gamma=ell, eps_star_rarest_count_1=eps_once),
             ok and len(levels) == 21 and eps_once > 25)
 
@@ -931,7 +931,7 @@ def _sec62_373():
 def _sec62_519():
     p = _taxi_pairs()[(3.73, 3e-6)]
     e, m, N_row = p["eta"], p["m"], p["N_row"]
-    s = brentq(lambda s: privacy.epsilon(s * 1.5 / e, e, round(N_row), 65, TAXI_GAMMA) - 5.19,
+    s = brentq(lambda s: privacy.epsilon_paper(s * 1.5 / e, e, round(N_row), 65, TAXI_GAMMA) - 5.19,
                1.0, 3.0)
     return (dict(k_over_k_min=s, delta_at_1_4=p["delta_14"]),
             abs(s - 1.4) < 0.05 and 3e-9 < p["delta_14"] < 8e-9)
@@ -1014,7 +1014,7 @@ AUDIT_ADJACENT = np.array([8.0, 9, 8, 8, 65])      # c' (the worst adjacent pair
         "<= 0 < delta = 7.3e-4", AUDIT)
 def _audit_thm1():
     k = 20.6
-    eps, dlt = privacy.epsilon(k, **GRADE), privacy.delta(k, **GRADE)
+    eps, dlt = privacy.epsilon_paper(k, **GRADE), privacy.delta(k, **GRADE)
     r = audit.audit_hockey_stick(AUDIT_COUNTS, AUDIT_ADJACENT, eps, k=k, samples=50_000, rng=SEED)
     return dict(lower_bound=r.lower_bound, claimed_delta=dlt), not r.refutes(dlt)
 
