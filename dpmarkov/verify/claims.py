@@ -41,6 +41,10 @@ from . import bruteforce, highprec
 #: The five verdicts, from best to worst.
 VERDICTS = ("holds", "holds but loose", "fails", "not reproducible",
             "inconsistent within the paper")
+#: The severity each verdict carries, the same everywhere in the book: a verdict box in a
+#: chapter shows the verdict and this word, both taken from here (``verdict_md``).
+SEVERITY = {"holds": "confirmed", "holds but loose": "remark", "fails": "erratum",
+            "not reproducible": "erratum", "inconsistent within the paper": "erratum"}
 #: How a claim was checked.
 METHODS = ("symbolic", "high precision", "brute force", "Monte Carlo", "reproduction",
            "consistency")
@@ -91,6 +95,11 @@ class Claim:
     chapter: str
     check: Callable[[], tuple[dict, bool]] = field(repr=False, compare=False)
 
+    @property
+    def severity(self) -> str:
+        """``SEVERITY[verdict]``: confirmed, remark or erratum."""
+        return SEVERITY[self.verdict]
+
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict={self.verdict!r} of claim {self.id!r} must be one of "
@@ -117,6 +126,21 @@ def get(claim_id: str) -> Claim:
         if c.id == claim_id:
             return c
     raise ValueError(f"claim_id={claim_id!r} is not in the registry")
+
+
+def verdict_text(claim_id: str) -> str:
+    """The verdict line a chapter shows for a claim, e.g. ``**fails** (erratum; claim `thm1-n2`)``."""
+    c = get(claim_id)
+    return f"**{c.verdict}** ({c.severity}; claim `{c.id}`)"
+
+
+def verdict_md(claim_id: str):
+    """``verdict_text`` as Markdown to glue: ``glue("verdict-" + id, verdict_md(id), display=False)``
+
+    and paste in the chapter's verdict box with ``{glue:md}`verdict-<id>```.
+    """
+    from IPython.display import Markdown
+    return Markdown(verdict_text(claim_id))
 
 
 def run_all(claims=None):
