@@ -38,6 +38,7 @@ from .loss import (adjacent_indices, epsilon_corrected, epsilon_exact, loss_data
 from .privacy import (delta, epsilon, epsilon_paper, epsilon_star, epsilon_star_paper,
                       exit_probability_exact, exit_probability_union, k_for_epsilon,
                       k_for_epsilon_paper, k_min, worst_counts)
+from .renyi import rdp_epsilon, rdp_pairs, rdp_to_dp, renyi_divergence
 from .profile import epsilon_for_delta, hockey_stick, privacy_profile, profile_pairs
 from .simplex import check_assumption_3, count_vector, in_bordered_simplex, in_simplex
 
@@ -62,14 +63,17 @@ __all__ = [
     "ergodicity_bound", "ergodicity_bound_corrected", "ergodicity_coefficient",
     "fundamental_matrix", "hockey_stick_discrete", "iter_privatize_chain",
     "parallel_adjacency", "privatize_chain", "probabilistic_delta", "profile_discrete",
-    "row_eta", "row_kl_bounds", "stationary_distribution", "stationary_tv_bound",
+    "row_eta", "row_kl_bounds",
+    # many releases: Renyi DP (accounting with dp_accounting: dpmarkov.accounting)
+    "rdp_epsilon", "rdp_pairs", "rdp_to_dp", "renyi_divergence", "stationary_distribution", "stationary_tv_bound",
     "stationary_tv_bound_corrected", "transition_counts", "transition_counts_from_pairs",
 ]
 
 
 def __getattr__(name):
-    """``dm.datasets`` is imported on first use (it needs pandas; the core does not)."""
-    if name == "datasets":
+    """``dm.datasets`` and ``dm.accounting`` are imported on first use (they need pandas and
+    dp_accounting; the core does not)."""
+    if name in ("datasets", "accounting"):
         import importlib
-        return importlib.import_module(".datasets", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'dpmarkov' has no attribute {name!r}")

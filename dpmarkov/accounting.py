@@ -1,0 +1,183 @@
+"""Many releases: composing the Dirichlet mechanism, from basic composition to Google's dp_accounting.
+
+A city that publishes its taxi chain every month composes Algorithm 1 (or 2) T times.
+Four accountants, from loosest to tightest:
+
+- ``basic_composition``: T times Theorem 1's (epsilon, delta) (Dwork and Roth 2014, Thm 3.16);
+- ``advanced_composition``: Dwork, Rothblum and Vadhan (2010), with a slack delta';
+- ``DirichletRdpAccountant``: dp_accounting's RDP accountant fed with the closed-form Renyi
+  DP curve ``renyi.rdp_epsilon`` (Mironov 2017);
+- ``DirichletPldAccountant``: dp_accounting's privacy-loss-distribution accountant fed with a
+  pessimistic discretisation of the exact privacy loss of the worst adjacent pair
+  (``privacy_loss_distribution``).
+
+For n >= 3 categories the worst pair (counts (m, m+1) -> (m+1, m)) dominates every other
+adjacent pair: every other pair's two laws are a post-processing of its two laws (book:
+"Many releases"), so its privacy loss distribution composes into a valid guarantee for any
+sequence of releases.  The adjacency is Definition 3's: one record changes category.
+Book: chapter "Many releases".
+"""
+from __future__ import annotations
+
+import math
+
+import attr
+import numpy as np
+from dp_accounting import dp_event
+from dp_accounting.pld import pld_privacy_accountant
+from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from dp_accounting.privacy_accountant import NeighboringRelation
+from dp_accounting.rdp import rdp_privacy_accountant
+from scipy.special import betainc, betaln, expit, logit
+from scipy.stats import beta as beta_law
+
+from . import _checks
+from .loss import loss_data_term
+from .renyi import _design as _rdp_design
+from .renyi import rdp_epsilon
+
+
+@attr.define(frozen=True)
+class DirichletDpEvent(dp_event.DpEvent):
+    """One release of Algorithm 1: Dir(k c/N) for a count vector of N records in n categories,
+    every count >= min_count (Assumption 3 with min_count = ceil(eta N))."""
+    k: float
+    N: int
+    n: int
+    min_count: int
+
+
+def _event_design(k, N, n, min_count):
+    """The event's parameters, checked; n >= 3 (the dominating pair is proved for n >= 3)."""
+    k, N, n, m = _rdp_design(k, N, n, min_count)
+    if n < 3:
+        raise ValueError(f"n={n}: the privacy loss distribution needs n >= 3 categories, where "
+                         "one adjacent pair dominates all others (book: Many releases); for n = 2 "
+                         "use the RDP accountant")
+    return k, N, n, m
+
+
+def _log_odds_quantile(q, a, b):
+    """log(z / (1 - z)) for the q-quantile z of Beta(a, b), also when z underflows.
+
+    For a tiny quantile, I_z(a, b) = z^a / (a B(a, b)) (1 + O(z)), so
+    log z = [log q + log a + log B(a, b)] / a.
+    """
+    z = beta_law.ppf(q, a, b)
+    if z > 1e-250:
+        return float(logit(z))
+    return float((math.log(q) + math.log(a) + betaln(a, b)) / a)
+
+
+def privacy_loss_distribution(k, N, n, min_count, *, discretization=1e-3, tail_mass=1e-15):
+    """dp_accounting's PrivacyLossDistribution of one release, pessimistic (an upper bound).
+
+    The loss of the worst pair c = (.., m, m+1, ..) -> c' = (.., m+1, m, ..) is
+    L = D + h log(x_j / x_i) with D = ``loss_data_term(m, m+1, k, N)`` and h = k/N; under
+    Dir(k c/N), Y = x_i/(x_i + x_j) is Beta(k m/N, k(m+1)/N).  Its law is discretised on
+    multiples of ``discretization`` by rounding every loss up (pessimistic), the lower tail
+    below probability ``tail_mass``/2 is moved up into the first bin, and the upper tail
+    above 1 - ``tail_mass``/2 is counted as infinite loss.  The reversed pair is the same
+    pair with i and j swapped, so the distribution is symmetric.
+    """
+    k, N, n, m = _event_design(k, N, n, min_count)
+    step = float(_checks.positive("discretization", discretization))
+    tail = float(_checks.positive("tail_mass", tail_mass))
+    if tail >= 1e-3:
+        raise ValueError(f"tail_mass={tail!r} must be < 1e-3")
+    h = k / N
+    a_i, a_j = k * m / N, k * (m + 1) / N
+    data = loss_data_term(m, m + 1, k, N)
+    # With Z = 1 - Y ~ Beta(a_j, a_i): F(t) = P(L <= t) = P(Z <= expit((t - D)/h)) and
+    # 1 - F(t) = P(Y < expit((D - t)/h)); both tails are taken as lower tails, accurately.
+    t_lo = data + h * _log_odds_quantile(tail / 2, a_j, a_i)
+    t_hi = data - h * _log_odds_quantile(tail / 2, a_i, a_j)
+    k_lo, k_hi = math.ceil(t_lo / step), math.ceil(t_hi / step)
+    grid = np.arange(k_lo, k_hi + 1) * step
+    cdf = betainc(a_j, a_i, expit((grid - data) / h))        # F(t)
+    sf = betainc(a_i, a_j, expit((data - grid) / h))         # 1 - F(t)
+    # mass of (t_{k-1}, t_k]: difference of the smaller of F and 1 - F, for accuracy
+    use_cdf = cdf[1:] <= 0.5
+    mass = np.maximum(np.where(use_cdf, cdf[1:] - cdf[:-1], sf[:-1] - sf[1:]), 0.0)
+    probs = {int(k_lo): float(cdf[0])}                       # loss <= t_lo, rounded up
+    for idx, p in zip(range(k_lo + 1, k_hi + 1), mass):
+        if p > 0:
+            probs[int(idx)] = float(p)
+    infinity = float(max(sf[-1], 0.0))                       # loss above t_hi
+    return pld_lib.PrivacyLossDistribution.create_from_rounded_probability(
+        probs, infinity, step, pessimistic_estimate=True)
+
+
+class DirichletRdpAccountant(rdp_privacy_accountant.RdpAccountant):
+    """dp_accounting's RDP accountant that also accounts for ``DirichletDpEvent``.
+
+    Each event adds ``rdp_epsilon(orders, k, N, n, min_count)`` to the curve; other events
+    are handled as by the parent.  Neighbouring relation: replace one record.
+    """
+
+    def __init__(self, orders=None):
+        if orders is None:
+            orders = np.concatenate([np.linspace(1.01, 2.0, 100), np.linspace(2.05, 64, 400)])
+        super().__init__(orders, NeighboringRelation.REPLACE_ONE)
+
+    def _maybe_compose(self, event, count, do_compose):
+        if isinstance(event, DirichletDpEvent):
+            if do_compose:
+                self._rdp += count * rdp_epsilon(self._orders, event.k, event.N, event.n,
+                                                 event.min_count)
+            return None
+        return super()._maybe_compose(event, count, do_compose)
+
+
+class DirichletPldAccountant(pld_privacy_accountant.PLDAccountant):
+    """dp_accounting's PLD accountant that also accounts for ``DirichletDpEvent`` (n >= 3).
+
+    Each event composes ``privacy_loss_distribution`` of the worst pair ``count`` times.
+    """
+
+    def __init__(self, discretization=1e-3):
+        super().__init__(NeighboringRelation.REPLACE_ONE, discretization)
+
+    def _maybe_compose(self, event, count, do_compose):
+        if isinstance(event, DirichletDpEvent):
+            if do_compose:
+                one = privacy_loss_distribution(event.k, event.N, event.n, event.min_count,
+                                                discretization=self._value_discretization_interval)
+                self._pld = self._pld.compose(one.self_compose(count) if count > 1 else one)
+            return None
+        return super()._maybe_compose(event, count, do_compose)
+
+
+def _releases(T) -> int:
+    T = _checks.integer_at_least("T", T, 1)
+    if T.ndim:
+        raise ValueError(f"T={T!r} must be a scalar")
+    return int(T)
+
+
+def basic_composition(epsilon, delta, T):
+    """(T epsilon, T delta): T releases, each (epsilon, delta)-DP (Dwork and Roth 2014, Thm 3.16)."""
+    eps = float(_checks.as_float_array("epsilon", epsilon))
+    d = float(_checks.as_float_array("delta", delta))
+    if eps < 0 or not 0 <= d <= 1:
+        raise ValueError(f"epsilon={eps!r} must be >= 0 and delta={d!r} in [0, 1]")
+    T = _releases(T)
+    return T * eps, min(T * d, 1.0)
+
+
+def advanced_composition(epsilon, delta, T, delta_slack):
+    """Advanced composition (Dwork, Rothblum and Vadhan 2010; Dwork and Roth 2014, Thm 3.20).
+
+    T releases, each (epsilon, delta)-DP, are (epsilon', T delta + delta_slack)-DP with
+    epsilon' = sqrt(2 T log(1/delta_slack)) epsilon + T epsilon (e^epsilon - 1).
+    """
+    eps = float(_checks.as_float_array("epsilon", epsilon))
+    d = float(_checks.as_float_array("delta", delta))
+    s = float(_checks.as_float_array("delta_slack", delta_slack))
+    if eps < 0 or not 0 <= d <= 1:
+        raise ValueError(f"epsilon={eps!r} must be >= 0 and delta={d!r} in [0, 1]")
+    if not 0 < s < 1:
+        raise ValueError(f"delta_slack={s!r} must satisfy 0 < delta_slack < 1")
+    T = _releases(T)
+    eps_total = math.sqrt(2 * T * math.log(1 / s)) * eps + T * eps * math.expm1(eps)
+    return eps_total, min(T * d + s, 1.0)

@@ -1,0 +1,187 @@
+"""Renyi divergence between Dirichlet laws, and the Renyi DP curve of Algorithm 1.
+
+For alpha > 1 the Renyi divergence of Dir(a) from Dir(b) has a closed form:
+
+    D_alpha(Dir(a) || Dir(b)) = [log B(c) - alpha log B(a) - (1 - alpha) log B(b)] / (alpha - 1),
+    c = alpha a + (1 - alpha) b,
+
+where B(v) = prod Gamma(v_i) / Gamma(sum v_i), finite if and only if every c_i > 0 (else
+the integral of p^alpha q^(1 - alpha) diverges at a face of the simplex).  For the
+Dirichlet mechanism (Definition 5) two adjacent count vectors c, c' = c + e_i - e_j
+(Definition 3) differ in two coordinates only, the other terms cancel, and
+
+    D_alpha(Dir(k c/N) || Dir(k c'/N)) is finite iff c_i > alpha - 1,
+
+whatever k.  Book: chapter "Many releases", which derives the closed form with SymPy,
+proves the worst adjacent pair and checks everything by quadrature and Monte Carlo.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from scipy.special import gammaln
+
+from . import _checks
+from .loss import _pairs_exist
+from .privacy import lgamma_increment
+
+# n = 2 is solved by scanning every adjacent pair; they are evaluated in blocks of this size.
+_BLOCK = 1_000_000
+
+
+def _orders(alpha) -> np.ndarray:
+    """Renyi orders: finite and > 1."""
+    a = _checks.as_float_array("alpha", alpha)
+    bad = a <= 1
+    if np.any(bad):
+        raise ValueError(f"alpha={_checks._first_bad(a, bad)!r} must be > 1 (Renyi order)")
+    return a
+
+
+def _log_integral_terms(alpha, base, shift):
+    """sum over the last axis of log Gamma(base + alpha*shift) - alpha log Gamma(base + shift)
+    - (1 - alpha) log Gamma(base), as increments of log Gamma (no cancellation of large values).
+
+    With a = base + shift and b = base this is the per-coordinate part of
+    log B(alpha a + (1 - alpha) b) - alpha log B(a) - (1 - alpha) log B(b).
+    """
+    return (lgamma_increment(base, alpha * shift) - alpha * lgamma_increment(base, shift))
+
+
+def _exact_mixture(alpha, a, b):
+    """alpha*a + (1 - alpha)*b; entries within rounding of 0 are recomputed exactly (fractions),
+    so the sign that decides finiteness is the exact one for the given floats."""
+    mix = alpha * a + (1 - alpha) * b
+    near = np.abs(mix) <= 1e-12 * (alpha * np.abs(a) + (alpha - 1) * np.abs(b))
+    for idx in zip(*np.nonzero(near)):
+        al = Fraction(float(alpha[idx]))
+        mix[idx] = float(al * Fraction(float(a[idx])) + (1 - al) * Fraction(float(b[idx])))
+    return mix
+
+
+def renyi_divergence(alpha, a, b):
+    """D_alpha(Dir(a) || Dir(b)) for alpha > 1, in closed form (inf where it diverges).
+
+    ``a`` and ``b`` are Dirichlet parameters (last axis, every entry > 0, same shape);
+    ``alpha`` broadcasts against the leading axes.  The value is +inf exactly when the
+    mixture alpha*a + (1 - alpha)*b has an entry <= 0.  Book: "Many releases".
+    """
+    alpha = _orders(alpha)
+    a = _checks.positive("a", a)
+    b = _checks.positive("b", b)
+    if a.ndim == 0 or a.shape[-1] < 2:
+        raise ValueError(f"a has shape {a.shape}: Dirichlet parameters need at least 2 entries")
+    if a.shape != b.shape:
+        raise ValueError(f"a has shape {a.shape} and b has shape {b.shape}: they must agree")
+    alpha, a, b = np.broadcast_arrays(alpha[..., None], a, b)
+    mix = _exact_mixture(alpha, a, b)
+    finite = np.all(mix > 0, axis=-1)
+    d = np.where(mix > 0, a - b, 0.0)            # keep the arithmetic finite where it diverges
+    near = (mix > 0) & (mix < 1e-3 * b)          # tiny mixture: log Gamma of it directly
+    bn = np.where(near, b, 1.0)
+    inc = np.where(near, gammaln(np.where(near, mix, 1.0)) - gammaln(bn),
+                   lgamma_increment(b, np.where(near, 0.0, alpha * d)))
+    per_coordinate = (inc - alpha * lgamma_increment(b, d)).sum(axis=-1)
+    al = alpha[..., 0]
+    total = _log_integral_terms(al, b.sum(axis=-1), (a - b).sum(axis=-1))
+    with np.errstate(invalid="ignore"):
+        value = (per_coordinate - total) / (al - 1)
+    out = np.where(finite, np.maximum(value, 0.0), np.inf)
+    return out if out.ndim else float(out)
+
+
+def _pair_divergence(alpha, c_i, c_j, k, N):
+    """D_alpha(Dir(k c/N) || Dir(k c'/N)) for c' = c + e_i - e_j; alpha (m,) x pairs (p,) -> (m, p).
+
+    Only coordinates i and j enter: with h = k/N, b_i = k(c_i + 1)/N, b_j = k(c_j - 1)/N,
+    the log-integral is [G(b_i - alpha h) - alpha G(b_i - h)] + [G(b_j + alpha h) - alpha G(b_j + h)]
+    relative to G(b) (G = log Gamma), and it is finite iff c_i + 1 - alpha > 0.
+    """
+    h = k / N
+    al = np.asarray(alpha, float)[:, None]
+    b_i, b_j = k * (c_i + 1) / N, k * (c_j - 1) / N
+    finite = c_i + 1 - al > 0
+    shift_i = np.where(finite, -h, 0.0)
+    log_int = (_log_integral_terms(al, b_i, shift_i) + _log_integral_terms(al, b_j, h))
+    value = np.maximum(log_int / (al - 1), 0.0)
+    return np.where(finite, value, np.inf)
+
+
+def _design(k, N, n, min_count):
+    k = _checks.positive("k", k)
+    N = _checks.integer_at_least("N", N, 2)
+    n = _checks.integer_at_least("n", n, 2)
+    m = _checks.integer_at_least("min_count", min_count, 1)
+    for name, v in (("k", k), ("N", N), ("n", n), ("min_count", m)):
+        if v.ndim:
+            raise ValueError(f"{name}={v!r} must be a scalar (rdp_epsilon broadcasts over alpha)")
+    _pairs_exist(N, n, m, "min_count")
+    return float(k), int(N), int(n), int(m)
+
+
+def rdp_pairs(N, n, min_count):
+    """The (c_i, c_j) that can be the worst adjacent pair for ``rdp_epsilon``; c' = c + e_i - e_j.
+
+    For n >= 3 the single pair (m, m + 1): D_alpha does not increase when either count
+    grows (a Beta-multiplication kernel maps Dir(k c/N), Dir(k c'/N) to the laws with c_i
+    or c_j larger, and Renyi divergence cannot grow under post-processing; book: "Many
+    releases").  For n = 2, c_i + c_j = N is forced and every c_i in [m, N - m - 1] is
+    returned.  Both orders of every adjacent pair are covered: the reverse of (c_i, c_j)
+    is (c_j - 1, c_i + 1), again in the set.
+    """
+    _, N, n, m = _design(1.0, N, n, min_count)
+    if n >= 3:
+        return np.array([float(m)]), np.array([float(m + 1)])
+    c_i = np.arange(m, N - m, dtype=float)
+    return c_i, N - c_i
+
+
+def rdp_epsilon(alpha, k, N, n, min_count):
+    """The Renyi DP curve of Algorithm 1: sup of D_alpha over adjacent count vectors.
+
+    sup over adjacent c, c' (Definition 3, both orders) with every count >= ``min_count``
+    of D_alpha(Dir(k c/N) || Dir(k c'/N)), for each order ``alpha`` > 1 (broadcasts).  It is
+    +inf for alpha >= min_count + 1 (the worst pair has a count min_count that grows by
+    one).  ``k``, ``N``, ``n``, ``min_count`` are scalars.  Book: "Many releases".
+    """
+    alpha = _orders(alpha)
+    k, N, n, m = _design(k, N, n, min_count)
+    c_i, c_j = rdp_pairs(N, n, m)
+    flat = alpha.ravel()
+    best = np.zeros(flat.shape)
+    for lo in range(0, len(c_i), _BLOCK):
+        div = _pair_divergence(flat, c_i[lo:lo + _BLOCK], c_j[lo:lo + _BLOCK], k, N)
+        best = np.maximum(best, div.max(axis=1))
+    out = best.reshape(alpha.shape)
+    return out if out.ndim else float(out)
+
+
+def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
+    """(epsilon, best alpha) from an RDP curve: the smallest epsilon over the given orders.
+
+    ``conversion="classic"``: epsilon = rdp + log(1/delta)/(alpha - 1) (Mironov 2017,
+    Prop. 3).  ``"improved"`` (default): epsilon = rdp + log1p(-1/alpha)
+    - log(delta alpha)/(alpha - 1) (Balle et al. 2020; Canonne, Kamath and Steinke 2020),
+    the conversion of dp_accounting's RDP accountant.  Infinite rdp values are skipped;
+    all infinite gives epsilon = inf.
+    """
+    alpha = _orders(alpha)
+    r = np.asarray(rdp, dtype=float)
+    if r.shape != alpha.shape or alpha.ndim != 1:
+        raise ValueError(f"alpha (shape {alpha.shape}) and rdp (shape {r.shape}) must be "
+                         "1-d arrays of the same length")
+    if np.any(np.isnan(r)) or np.any(r < 0):
+        raise ValueError(f"rdp={r!r} must be >= 0 (inf allowed)")
+    d = float(_checks.as_float_array("delta", delta))
+    if not 0 < d < 1:
+        raise ValueError(f"delta={d!r} must satisfy 0 < delta < 1")
+    if conversion == "classic":
+        eps = r + np.log(1 / d) / (alpha - 1)
+    elif conversion == "improved":
+        eps = r + np.log1p(-1 / alpha) - np.log(d * alpha) / (alpha - 1)
+    else:
+        raise ValueError(f"conversion={conversion!r} must be 'improved' or 'classic'")
+    eps = np.where(np.isfinite(r), eps, np.inf)
+    best = int(np.argmin(eps))
+    return max(float(eps[best]), 0.0), float(alpha[best])

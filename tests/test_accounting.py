@@ -1,0 +1,118 @@
+"""Composition of the Dirichlet mechanism (dpmarkov/accounting.py) with dp_accounting.
+
+The PLD accountant against the exact privacy profile at T = 1 and against a direct
+computation of the two-fold composition at T = 2; RDP against its own closed form;
+basic and advanced composition formulas.  Book: "Many releases".
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.special import expit
+from scipy.stats import beta as beta_law
+
+import dpmarkov as dm
+from dpmarkov import accounting as acc
+from dpmarkov.loss import loss_data_term
+from dpmarkov.profile import _pair_profile
+
+DESIGN = (20.6, 98, 5, 8)          # the grade case study's k, N, n and min count
+
+
+# Why the checks below are tight: the pessimistic PLD rounds every loss up by less than the
+# discretisation step, so after T releases the composed loss L' satisfies L <= L' < L + T*step,
+# and delta(eps) = E_P[(1 - e^(eps - L))_+] gives
+#     delta_exact(eps) <= delta_pld(eps) <= delta_exact(eps - T*step)      (+ tail mass 1e-15).
+# A PLD that rounded down, dropped a tail, or used the wrong pair breaks one of the two sides.
+STEP = 1e-4
+
+
+def _one_fold_delta(eps, k, N, m):
+    """The exact H_eps of the worst pair (also for eps < 0), from the Beta-tail formula."""
+    return float(_pair_profile(np.array([eps]), float(m), float(m + 1), k, N)[0, 0])
+
+
+@pytest.fixture(scope="module")
+def one_release():
+    return acc.privacy_loss_distribution(*DESIGN, discretization=STEP)
+
+
+@pytest.fixture(scope="module")
+def two_releases():
+    a = acc.DirichletPldAccountant(discretization=STEP)
+    a.compose(acc.DirichletDpEvent(*DESIGN), 2)
+    return a
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.1, 0.3, 1.0, 2.0])
+def test_pld_at_one_release_is_sandwiched_by_the_exact_profile(eps, one_release):
+    pld = one_release
+    k, N, n, m = DESIGN
+    exact = dm.privacy_profile(eps, *DESIGN)
+    assert exact == pytest.approx(_one_fold_delta(eps, k, N, m), rel=1e-12)
+    got = pld.get_delta_for_epsilon(eps)
+    assert exact - 1e-15 <= got <= _one_fold_delta(eps - STEP, k, N, m) + 1e-15
+
+
+def _two_fold_delta(eps, k, N, m):
+    """H_eps(P x P || Q x Q) = E over L1 ~ P of H_{eps - L1}(P || Q), by 1-d quadrature."""
+    h, a_i, a_j = k / N, k * m / N, k * (m + 1) / N
+    data = loss_data_term(m, m + 1, k, N)
+
+    def integrand(y):            # y = x_i/(x_i + x_j) ~ Beta(a_i, a_j) under P
+        loss = data + h * (math.log1p(-y) - math.log(y))
+        return beta_law.pdf(y, a_i, a_j) * _pair_profile(np.array([eps - loss]),
+                                                         float(m), float(m + 1), k, N)[0, 0]
+    val, _ = quad(integrand, 0, 1, points=[0.1, 0.3, 0.5, 0.7], limit=400, epsabs=1e-12)
+    return val
+
+
+@pytest.mark.parametrize("eps", [1.0])
+def test_pld_at_two_releases_matches_direct_computation(eps, two_releases):
+    a = two_releases
+    k, N, _, m = DESIGN
+    got = a.get_delta(eps)
+    # quadrature error is below 1e-12 absolute (epsabs); the sandwich of the comment above
+    assert _two_fold_delta(eps, k, N, m) - 1e-11 <= got
+    assert got <= _two_fold_delta(eps - 2 * STEP, k, N, m) + 1e-11
+
+
+def test_rdp_accountant_adds_the_closed_form_curve():
+    a = acc.DirichletRdpAccountant(orders=[1.5, 2.0, 4.0])
+    a.compose(acc.DirichletDpEvent(*DESIGN), 3)
+    assert np.allclose(a._rdp, 3 * dm.rdp_epsilon([1.5, 2.0, 4.0], *DESIGN), rtol=1e-14)
+
+
+def test_accountants_are_ordered_at_many_releases():
+    # tight PLD <= RDP conversion; both below advanced composition of the exact one-shot
+    # guarantee; basic composition of Theorem 1 is the loosest
+    T, delta = 12, 1e-6
+    pld = acc.DirichletPldAccountant()
+    pld.compose(acc.DirichletDpEvent(*DESIGN), T)
+    rdp = acc.DirichletRdpAccountant()
+    rdp.compose(acc.DirichletDpEvent(*DESIGN), T)
+    e_pld, e_rdp = pld.get_epsilon(delta), rdp.get_epsilon(delta)
+    one = dm.epsilon_for_delta(delta / (2 * T), *DESIGN)
+    e_adv, _ = acc.advanced_composition(one, delta / (2 * T), T, delta / 2)
+    assert e_pld < e_rdp < e_adv
+
+
+def test_composition_formulas():
+    assert acc.basic_composition(0.5, 1e-6, 10) == (5.0, pytest.approx(1e-5))
+    eps, d = acc.advanced_composition(0.1, 1e-7, 100, 1e-6)
+    assert eps == pytest.approx(math.sqrt(200 * math.log(1e6)) * 0.1 + 100 * 0.1 * math.expm1(0.1))
+    assert d == pytest.approx(100 * 1e-7 + 1e-6)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: acc.privacy_loss_distribution(20.6, 98, 2, 8), "n=2"),
+    (lambda: acc.privacy_loss_distribution(20.6, 98, 5, 8, tail_mass=0.1), "tail_mass"),
+    (lambda: acc.basic_composition(0.5, 1e-6, 0), "T=0"),
+    (lambda: acc.advanced_composition(0.5, 1e-6, 3, 0.0), "delta_slack"),
+])
+def test_bad_input_is_rejected_clearly(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
