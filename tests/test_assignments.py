@@ -38,8 +38,6 @@ NAMES = [a["folder"] for a in ASSIGNMENTS]
 # an exercise label as the chapters write it: ex-<chapter>-<number>
 EXERCISE = re.compile(r"\bex-[a-z-]+-\d+\b")
 
-otter_assign = pytest.importorskip("otter.assign")
-
 
 def _quiet(function, *args, **kwargs):
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -49,6 +47,7 @@ def _quiet(function, *args, **kwargs):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """otter assign on every master notebook -> {name: (student nb, autograder nb, zip)}."""
+    otter_assign = pytest.importorskip("otter.assign")   # imported here: it takes seconds
     out = tmp_path_factory.mktemp("assignments")
     result = {}
     for name in NAMES:
@@ -119,7 +118,7 @@ def _solution_lines(master) -> set[str]:
             continue
         for line in cell.source.splitlines():
             text = line.strip()
-            if text == "# BEGIN SOLUTION":
+            if text.startswith("# BEGIN SOLUTION"):
                 inside = True
             elif text == "# END SOLUTION":
                 inside = False
