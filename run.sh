@@ -7,6 +7,7 @@
 #   ./run.sh test      every test: unit tests, nbval on every notebook, clean book build with -W
 #   ./run.sh student   the student edition (solutions hidden) -> _build/student/index.html
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
+#   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=.venv
@@ -62,6 +63,18 @@ case "$cmd" in
     setup
     for b in benchmarks/bench_*.py; do "$PY" "$b"; done
     ;;
+  assignments)
+    setup
+    # otter assign, per part: student/<part>.ipynb (no solutions, public tests only) and
+    # autograder/<part>-autograder_*.zip (every test); it also grades the solutions.
+    rm -rf _build/assignments
+    for nb in assignments/*/*.ipynb; do
+      part="$(basename "$(dirname "$nb")")"
+      "$VENV/bin/otter" assign "$nb" "_build/assignments/$part"
+    done
+    echo "Student notebooks: $(pwd)/_build/assignments/*/student/"
+    echo "Autograders (grade with .venv/bin/otter run -a ZIP SUBMISSION.ipynb): $(pwd)/_build/assignments/*/autograder/"
+    ;;
   *)
-    sed -n '2,10p' "$0"; exit 2 ;;
+    sed -n '/^#   /p' "$0"; exit 2 ;;
 esac

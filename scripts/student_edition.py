@@ -1,4 +1,4 @@
-"""Make the student edition's source: the book with every exercise solution removed.
+"""Make the student edition's source: the book with the exercise solutions removed.
 
 sphinx-exercise's ``hide_solutions`` option crashes on gated solutions
 (``solution-start`` / ``solution-end``) in version 1.2.1, and would in any case
@@ -8,29 +8,64 @@ between each ``solution-start`` and its ``solution-end`` (markdown and code
 cells alike), turns execution off (the stored outputs of the remaining cells are
 kept) and leaves a short note where each solution was.  ``./run.sh student``
 then builds OUT.
+
+The graded assignments (``assignments/assignments.yml``) name the book's
+exercises they grade.  Their solutions are never in the student edition, and
+their note says which assignment grades them.  With ``--practice-solutions`` the
+solutions of all other exercises stay (an edition for self-study alongside the
+graded work); without it every solution goes.  The assignments' master
+notebooks (solutions and hidden tests) are not copied.
+
+Usage: python scripts/student_edition.py [OUT] [--practice-solutions]
 """
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}.*?^\1\s*$", re.M | re.S)
+START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}[ \t]*([\w-]*).*?^\1\s*$", re.M | re.S)
 END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}.*?^\1\s*$", re.M | re.S)
+EXERCISE_LABEL = re.compile(r"^(`{3,}|:{3,})\{exercise(?:-start)?\}[^\n]*\n:label:\s*([\w-]+)", re.M)
 NOTE = "*The solution is hidden in the student edition.*"
+GRADED_NOTE = "*This exercise is graded in the assignment {part}: its solution is not in the student edition.*"
+# never copied: build output, environments, and the assignments' solutions and hidden tests
+IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache",
+                                "assignments")
 
 
-def strip_solutions(nb) -> int:
-    """Remove every gated solution from ``nb`` in place; return how many were removed."""
-    cells, inside, removed = [], False, 0
+def graded_exercises(manifest: Path = ROOT / "assignments" / "assignments.yml") -> dict[str, str]:
+    """Exercise label -> the part of the book whose assignment grades it."""
+    if not manifest.exists():
+        return {}
+    return {label: entry["part"] for entry in yaml.safe_load(manifest.read_text())
+            for label in entry.get("exercises", [])}
+
+
+def exercise_labels(book: Path = ROOT / "book") -> set[str]:
+    """Every exercise label the chapters define."""
+    return {m.group(2) for path in book.glob("*.ipynb")
+            for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"
+            for m in EXERCISE_LABEL.finditer(cell.source)}
+
+
+def strip_solutions(nb, graded: dict[str, str] | None = None, *, practice: bool = False) -> int:
+    """Remove gated solutions from ``nb`` in place; return how many were removed.
+
+    ``graded`` maps the labels of exercises an assignment grades to the assignment's
+    part: those solutions are always removed, with a note naming the assignment.  With
+    ``practice=True`` the solutions of the other exercises are kept.
+    """
+    graded = graded or {}
+    cells, inside, removing, removed, label = [], False, False, 0, ""
     for cell in nb.cells:
         if cell.cell_type == "code":
-            if not inside:
+            if not (inside and removing):
                 cells.append(cell)
             continue
         text, kept = cell.source, []
@@ -38,17 +73,26 @@ def strip_solutions(nb) -> int:
             if inside:
                 m = END.search(text)
                 if not m:
+                    if not removing:
+                        kept.append(text)
                     text = ""
                     break
+                if removing:
+                    part = graded.get(label)
+                    kept.append("\n" + (GRADED_NOTE.format(part=part) if part else NOTE) + "\n")
+                else:
+                    kept.append(text[:m.end()])
                 text, inside = text[m.end():], False
-                kept.append("\n" + NOTE + "\n")
             else:
                 m = START.search(text)
                 if not m:
                     kept.append(text)
                     break
-                kept.append(text[:m.start()])
-                text, inside, removed = text[m.end():], True, removed + 1
+                label = m.group(2)
+                removing = label in graded or not practice
+                kept.append(text[:m.start()] if removing else text[:m.end()])
+                text, inside = text[m.end():], True
+                removed += removing
         source = "".join(kept).strip()
         if source:
             cell.source = source
@@ -59,15 +103,19 @@ def strip_solutions(nb) -> int:
     return removed
 
 
-def main(out: Path) -> None:
+def main(out: Path, *, practice: bool = False) -> None:
+    graded = graded_exercises()
+    unknown = sorted(set(graded) - exercise_labels())
+    if unknown:
+        raise ValueError(f"assignments/assignments.yml grades exercises {unknown}, which no "
+                         "chapter defines: correct the labels there")
     if out.exists():
         shutil.rmtree(out)
-    ignore = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache")
-    shutil.copytree(ROOT, out, ignore=ignore)
+    shutil.copytree(ROOT, out, ignore=IGNORE)
     total = 0
     for path in sorted((out / "book").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        total += strip_solutions(nb)
+        total += strip_solutions(nb, graded, practice=practice)
         nbformat.write(nb, path)
     config = yaml.safe_load((out / "_config.yml").read_text())
     config["execute"]["execute_notebooks"] = "off"
@@ -77,4 +125,9 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "_build" / "student_src")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", nargs="?", type=Path, default=ROOT / "_build" / "student_src")
+    parser.add_argument("--practice-solutions", action="store_true",
+                        help="keep the solutions of exercises that no assignment grades")
+    args = parser.parse_args()
+    main(args.out, practice=args.practice_solutions)

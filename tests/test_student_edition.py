@@ -1,4 +1,4 @@
-"""The student edition removes every gated solution and nothing else."""
+"""The student edition removes every gated solution (or, on request, only the graded ones) and nothing else."""
 import importlib.util
 from pathlib import Path
 
@@ -31,3 +31,41 @@ def test_every_book_solution_is_removed():
         starts = sum(c.source.count("{solution-start}") for c in nb.cells if c.cell_type == "markdown")
         assert student.strip_solutions(nb) == starts, path.name
         assert not any("{solution-" in c.source for c in nb.cells), path.name
+
+
+def _two_exercises():
+    return new_notebook(cells=[
+        new_markdown_cell("```{exercise}\n:label: ex-a-1\nPractice.\n```\n\n"
+                          "```{solution-start} ex-a-1\n:class: dropdown\n```\n\nPractice worked"),
+        new_code_cell("practice_answer = 1"),
+        new_markdown_cell("```{solution-end}\n```\n\n```{exercise}\n:label: ex-a-2\nGraded.\n```\n\n"
+                          "```{solution-start} ex-a-2\n:class: dropdown\n```\n\nGraded worked"),
+        new_code_cell("graded_answer = 2"),
+        new_markdown_cell("```{solution-end}\n```\n\n## Summary"),
+    ])
+
+
+def test_graded_exercise_is_never_solved_and_names_its_assignment():
+    for practice in (False, True):
+        nb = _two_exercises()
+        removed = student.strip_solutions(nb, {"ex-a-2": "Privacy"}, practice=practice)
+        text = "\n".join(c.source for c in nb.cells)
+        assert "Graded worked" not in text and "graded_answer" not in text
+        assert student.GRADED_NOTE.format(part="Privacy") in text
+        assert "Graded." in text and "## Summary" in text
+        # practice solutions stay only when asked for, with their gate intact
+        assert ("Practice worked" in text and "practice_answer = 1" in text) == practice
+        assert removed == (1 if practice else 2)
+        assert text.count("{solution-start}") == text.count("{solution-end}") == int(practice)
+
+
+def test_assignments_grade_only_exercises_the_book_defines():
+    graded = student.graded_exercises()
+    labels = student.exercise_labels()
+    assert graded and set(graded) <= labels, sorted(set(graded) - labels)
+    assert set(graded.values()) <= {"Foundations", "Privacy", "Accuracy", "Markov chains", "Comparisons"}
+
+
+def test_student_copy_leaves_out_the_assignment_masters():
+    ignored = student.IGNORE(str(ROOT), ["assignments", "book", "_build", ".venv", "scripts"])
+    assert {"assignments", "_build", ".venv"} <= ignored and not {"book", "scripts"} & ignored

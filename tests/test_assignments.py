@@ -1,0 +1,225 @@
+"""The graded assignments (assignments/, otter-grader) tell right, wrong and blank work apart.
+
+For every assignment in assignments/assignments.yml, `otter assign` (as `./run.sh assignments`
+runs it) builds the student notebook and the autograder; then
+
+- the autograder gives full marks to the solution notebook, zero to the blank student
+  notebook and partial marks to the solution with the manifest's typical mistake;
+- the student notebook holds no line of any solution and no hidden test, while the
+  autograder keeps every hidden test;
+- the book's exercises an assignment grades are listed in the manifest, exist in the book,
+  and are exactly those the assignment's text names.
+
+Grading runs the notebook's code cells in this process and scores them with otter's own
+test-file classes and the autograder's own test files, as `otter run` does in a kernel
+(errors in a cell are ignored, then every test file runs on the final variables). Starting
+a kernel per notebook would cost about 10 s of CPU each here (the kernel imports otter),
+so one real `otter run` (the typical mistake of the Privacy assignment) checks that this
+in-process grading gives the scores `otter run` gives.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDER = ROOT / "assignments"
+ASSIGNMENTS = yaml.safe_load((FOLDER / "assignments.yml").read_text())
+NAMES = [a["folder"] for a in ASSIGNMENTS]
+# an exercise label as the chapters write it: ex-<chapter>-<number>
+EXERCISE = re.compile(r"\bex-[a-z-]+-\d+\b")
+
+
+def _quiet(function, *args, **kwargs):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return function(*args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """otter assign on every master notebook -> {name: (student nb, autograder nb, zip)}."""
+    otter_assign = pytest.importorskip("otter.assign")   # imported here: it takes seconds
+    out = tmp_path_factory.mktemp("assignments")
+    result = {}
+    for name in NAMES:
+        dest = out / name
+        _quiet(otter_assign.main, str(FOLDER / name / f"{name}.ipynb"), str(dest), no_run_tests=True)
+        zips = list((dest / "autograder").glob("*.zip"))
+        assert len(zips) == 1, f"{name}: autograder zips {zips}"
+        result[name] = (dest / "student" / f"{name}.ipynb", dest / "autograder" / f"{name}.ipynb",
+                        zips[0])
+    return result
+
+
+def _tests(autograder_zip: Path, into: Path) -> list[Path]:
+    """The autograder's test files (tests/q*.py), extracted into ``into``."""
+    with zipfile.ZipFile(autograder_zip) as z:
+        names = sorted(n for n in z.namelist() if n.startswith("tests/") and n.endswith(".py"))
+        z.extractall(into, members=names)
+    return [into / n for n in names]
+
+
+def grade(nb, autograder_zip: Path, scratch: Path) -> tuple[float, float]:
+    """(score, possible) of notebook ``nb`` by the autograder's tests, like `otter run`."""
+    from otter.test_files.ok_test import OKTestFile
+    env = {"__name__": "__main__"}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "otter" in cell.source or "grader." in cell.source:
+            continue                       # otter's own set-up and check cells
+        try:
+            _quiet(exec, compile(cell.source, f"<cell {i}>", "exec"), env)
+        except Exception:                  # noqa: BLE001 - `otter run` ignores errors too
+            pass
+    score = possible = 0.0
+    for path in _tests(autograder_zip, scratch):
+        test = OKTestFile.from_file(str(path))
+        _quiet(test.run, env)
+        score, possible = score + test.score, possible + test.possible
+    return score, possible
+
+
+def _with_mistake(autograder_nb: Path, entry: dict):
+    nb = nbformat.read(autograder_nb, as_version=4)
+    good, bad = entry["mistake"]["solution"], entry["mistake"]["mistake"]
+    hits = [c for c in nb.cells if c.cell_type == "code" and good in c.source]
+    assert len(hits) == 1 and hits[0].source.count(good) == 1, \
+        f"{entry['folder']}: the mistake's solution line must occur exactly once"
+    hits[0].source = hits[0].source.replace(good, bad)
+    return nb
+
+
+@pytest.mark.parametrize("entry", ASSIGNMENTS, ids=NAMES)
+def test_scores_tell_right_wrong_and_blank_apart(entry, built, tmp_path):
+    student, autograder, zip_path = built[entry["folder"]]
+    right = grade(nbformat.read(autograder, as_version=4), zip_path, tmp_path / "right")
+    blank = grade(nbformat.read(student, as_version=4), zip_path, tmp_path / "blank")
+    wrong = grade(_with_mistake(autograder, entry), zip_path, tmp_path / "wrong")
+    possible = right[1]
+    assert possible > 0 and blank[1] == wrong[1] == possible
+    assert right[0] == possible, f"solution scored {right}"
+    assert blank[0] == 0, f"blank notebook scored {blank}"
+    assert 0 < wrong[0] < possible, f"typical mistake ({entry['mistake']['what']}) scored {wrong}"
+
+
+def _solution_lines(master) -> set[str]:
+    """Every line a solution consists of: marked `# SOLUTION` or inside BEGIN/END SOLUTION."""
+    lines, inside = set(), False
+    for cell in master.cells:
+        if cell.cell_type != "code":
+            continue
+        for line in cell.source.splitlines():
+            text = line.strip()
+            if text.startswith("# BEGIN SOLUTION"):
+                inside = True
+            elif text == "# END SOLUTION":
+                inside = False
+            elif inside or text.endswith("# SOLUTION"):
+                code = text.removesuffix("# SOLUTION").strip()
+                if code and code != "...":
+                    lines.add(code)
+    return lines
+
+
+def _statements(code: str) -> set[str]:
+    """The statements of ``code`` in ast's normal form (otter rewrites test code so)."""
+    return {ast.unparse(node) for node in ast.parse(code).body}
+
+
+def _doctest_code(case: dict) -> str:
+    return "\n".join(line[4:] for line in case["code"].splitlines())
+
+
+def _cases(test: dict, hidden: bool) -> list[str]:
+    return [_doctest_code(case) for suite in test["suites"] for case in suite["cases"]
+            if case["hidden"] == hidden]
+
+
+def _hidden_asserts(master) -> set[str]:
+    """The assert statements of the master's hidden tests."""
+    out = set()
+    for cell in master.cells:
+        if cell.cell_type == "code" and cell.source.startswith('""" # BEGIN TEST CONFIG') \
+                and re.search(r"^hidden:\s*true", cell.source, re.M):
+            body = cell.source.split('""" # END TEST CONFIG', 1)[1]
+            out |= {s for s in _statements(body) if s.startswith("assert")}
+    return out
+
+
+def _autograder_tests(zip_path: Path, into: Path) -> list[dict]:
+    tests = []
+    for path in _tests(zip_path, into):
+        env: dict = {}
+        exec(path.read_text(), env)
+        tests.append(env["test"])
+    return tests
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_student_version_has_no_solution_and_no_hidden_test(name, built, tmp_path):
+    student, _, zip_path = built[name]
+    master = nbformat.read(FOLDER / name / f"{name}.ipynb", as_version=4)
+    solution, hidden = _solution_lines(master), _hidden_asserts(master)
+    assert solution and hidden, f"{name}: the master has no solution or no hidden test"
+    nb = nbformat.read(student, as_version=4)
+    lines = {t.strip() for c in nb.cells for t in c.source.splitlines()}
+    assert not solution & lines, f"{name}: solution lines in the student notebook"
+    public = [code for t in nb.metadata["otter"]["tests"].values() for code in _cases(t, False)]
+    hidden_there = [code for t in nb.metadata["otter"]["tests"].values() for code in _cases(t, True)]
+    assert public and not hidden_there
+    seen = set().union(*(_statements(code) for code in public),
+                       *(_statements(c.source) for c in nb.cells if c.cell_type == "code"))
+    assert not hidden & seen, f"{name}: a hidden test is in the student notebook"
+    # the autograder keeps every hidden test
+    graded = set().union(*(_statements(code) for t in _autograder_tests(zip_path, tmp_path)
+                           for code in _cases(t, True)))
+    assert hidden <= graded, f"{name}: hidden tests missing from the autograder"
+
+
+def _book_exercise_labels() -> set[str]:
+    labels = set()
+    for path in (ROOT / "book").glob("*.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown":
+                labels |= set(re.findall(r"\{exercise(?:-start)?\}[^\n]*\n:label:\s*([\w-]+)",
+                                         cell.source))
+    return labels
+
+
+def test_manifest_matches_the_folders_and_the_book():
+    assert sorted(p.name for p in FOLDER.iterdir()
+                  if p.is_dir() and not p.name.startswith(".")) == sorted(NAMES)
+    assert [a["part"] for a in ASSIGNMENTS] == ["Foundations", "Privacy", "Accuracy",
+                                                "Markov chains", "Comparisons"]
+    book = _book_exercise_labels()
+    for entry in ASSIGNMENTS:
+        master = nbformat.read(FOLDER / entry["folder"] / f"{entry['folder']}.ipynb", as_version=4)
+        named = set(EXERCISE.findall("\n".join(c.source for c in master.cells
+                                               if c.cell_type == "markdown")))
+        assert named == set(entry["exercises"]), entry["folder"]
+        assert set(entry["exercises"]) <= book, f"{entry['folder']}: unknown exercise labels"
+
+
+# otter's own result table uses a pandas call that pandas has deprecated
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.drop:Warning")
+def test_otter_run_gives_the_in_process_score(built, tmp_path, monkeypatch):
+    """One real `otter run` (a kernel, the autograder zip) agrees with ``grade`` on a partial score."""
+    from otter.run import main as otter_run
+    monkeypatch.setenv("PATH", os.environ.get("PATH", ""))   # otter run prepends to PATH
+    entry = next(a for a in ASSIGNMENTS if a["folder"] == "privacy")
+    _, autograder, zip_path = built["privacy"]
+    submission = tmp_path / "privacy.ipynb"
+    nbformat.write(_with_mistake(autograder, entry), submission)
+    results = _quiet(otter_run, str(submission), autograder=str(zip_path), output_dir=None,
+                     no_logo=True)
+    score, possible = grade(_with_mistake(autograder, entry), zip_path, tmp_path / "in_process")
+    assert (results.total, results.possible) == pytest.approx((score, possible))
+    assert 0 < score < possible
