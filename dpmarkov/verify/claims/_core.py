@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Callable
 
 import numpy as np
@@ -158,3 +159,17 @@ def format_evidence(evidence: dict) -> str:
     return ", ".join(parts)
 
 
+
+
+def agrees(value, quoted: str, se: float = 0.0) -> bool:
+    """True when ``value`` is the number an evidence sentence quotes, to the quote's last digit.
+
+    The tolerance is derived, not chosen: half a unit in the last digit of ``quoted`` (the
+    rounding of the quote), plus, for a Monte Carlo estimate with standard error ``se``,
+    5 * sqrt(2) * se (the quote is itself one seeded estimate; a re-run with another stream
+    differs from it by a difference of two independent estimates).  So a check pins the
+    numbers its evidence prints instead of testing a one-sided inequality.
+    """
+    q = Decimal(quoted)
+    half_ulp = 0.5 * 10.0 ** q.as_tuple().exponent
+    return bool(abs(float(value) - float(q)) <= half_ulp * (1 + 1e-9) + 5 * 2 ** 0.5 * se)

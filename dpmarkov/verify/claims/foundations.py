@@ -11,7 +11,7 @@ from ... import _checks
 from .. import bruteforce, highprec
 from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, TAXI_N_PAPER, TAXI_GAMMA, SEED,
                     PRELIM, MECH, CHAINS, STAT, TAXI, AUDIT, PRIV_LOSS, PRIV_EPS, PRIV_N2,
-                    PRIV_DELTA, PRIV_PROFILE, ACC, KLW, GRADES, _claim)
+                    PRIV_DELTA, PRIV_PROFILE, ACC, KLW, GRADES, _claim, agrees)
 from ._shared import *  # noqa: F401,F403  (helpers shared by the parts)
 from ._shared import (with_support, _leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
                       _delta_star, _eta_for_delta, _m_for_eps, _taxi_pairs)
@@ -67,7 +67,7 @@ def _def3():
     d_move = float(composition.profile_discrete(joint2, moved, eps0))
     d_sum = float(composition.profile_discrete(joint2, moved, 2 * eps0))
     return (dict(delta_record_moves_rows=d_move, delta_rows=lam, delta_at_eps_sum=d_sum),
-            (i, j) == (0, 1) and add_rejected and d_move > 4 * lam
+            (i, j) == (0, 1) and add_rejected and agrees(d_move, "0.24")
             and abs(d_sum - (1 - (1 - lam) ** 2)) < 1e-12)
 
 
@@ -186,10 +186,11 @@ def _eq6_unchecked(k, eta, N, n, gamma):
 @_claim("asm-4", "Asm. 4 and Sec. 3.1", "k >= 3/(2 eta); so not every count vector can be made "
         "arbitrarily private: epsilon* at k = 3/(2 eta) is the strongest level.",
         "high precision", "holds but loose",
-        "3/(2*0.073) = 20.548 and eq. (6) increases in k, but the proof never uses the assumption: "
-        "at k = 10 eq. (6) = 1.11 still bounds the exact worst loss 1.07 (with delta 0.044 from "
-        "eq. (7)), so epsilon* = 2.2065 is a floor of the assumption, not of the mechanism",
-        PRIV_LOSS)
+        "3/(2*0.073) = 20.548 and eq. (6) increases in k, but eq. (6) stays a valid bound below "
+        "3/(2 eta): at k = 10 it is 1.11, above the exact worst loss 1.07 (with delta 0.044 from "
+        "eq. (7)), so epsilon* = 2.2065 is a floor of the assumption, not of the mechanism (our "
+        "copy of the paper shows only fragments of the proof of Theorem 1, so we cannot say "
+        "where the proof uses the assumption)", PRIV_LOSS)
 def _asm4():
     eps = privacy.epsilon_paper(K_GRID, **GRADE)
     kmin = privacy.k_min(GRADE["eta"])
@@ -199,7 +200,9 @@ def _asm4():
     return (dict(k_min=kmin, epsilon_star=privacy.epsilon_star_paper(**GRADE), eq6_at_k_10=float(below),
                  exact_loss_at_k_10=exact, delta_eq7_at_k_10=d10),
             bool(np.all(np.diff(eps) > 0)) and abs(kmin - 1.5 / 0.073) < 1e-12
-            and below >= exact and below < privacy.epsilon_star_paper(**GRADE))
+            and below >= exact and below < privacy.epsilon_star_paper(**GRADE)
+            and agrees(kmin, "20.548") and agrees(privacy.epsilon_star_paper(**GRADE), "2.2065")
+            and agrees(below, "1.11") and agrees(exact, "1.07") and agrees(d10, "0.044"))
 
 
 @_claim("asm-5", "Asm. 5", "Every state is reachable from every other state (irreducible).",
