@@ -8,7 +8,7 @@ from scipy.stats import dirichlet as _scipy_dirichlet
 
 from ... import accuracy, audit, chain, composition, loss, mechanism, privacy, profile, simplex
 from ... import _checks
-from .. import bruteforce, highprec
+from .. import bruteforce, highprec, highprec_privacy
 from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, TAXI_N_PAPER, TAXI_GAMMA, SEED,
                     PRELIM, MECH, CHAINS, STAT, TAXI, AUDIT, PRIV_LOSS, PRIV_EPS, PRIV_N2,
                     PRIV_DELTA, PRIV_PROFILE, ACC, KLW, GRADES, _claim, agrees)
@@ -79,8 +79,11 @@ def _thm1_delta():
     bf = bruteforce.max_exit_probability(privacy.exit_probability_union, 30.0, 20, 3, 0.01, 2)[0]
     formula = privacy.delta(30.0, 0.1, 20, 3, 0.01)
     twin = float(highprec.exit_probability_union(privacy.worst_counts(0.073, 98, 5), k, 4e-4))
+    # the exact profile's mpmath twin at its worst adjacent pair (profile_pairs: counts 8 vs 9)
+    twin_tight = float(highprec_privacy.hockey_stick(eps, AUDIT_COUNTS, AUDIT_ADJACENT, k))
     ok = (agrees(d7, "7.3e-4") and agrees(tight, "5.7e-9") and agrees(eps, "2.212")
-          and abs(bf - formula) < 1e-15 and abs(twin - d7) < 1e-12 * d7)
+          and abs(bf - formula) < 1e-15 and abs(twin - d7) < 1e-12 * d7
+          and abs(twin_tight - tight) < 1e-9 * tight)
     return dict(delta_eq7=d7, exact_dp_delta_at_eps=tight), ok
 
 
