@@ -396,3 +396,9 @@ def test_the_verdict_pages_glue_every_verdict_they_show():
                          if c["cell_type"] == "code")
         for verdict in cl.VERDICTS:
             assert f'"{verdict}"' not in code and f"'{verdict}'" not in code, (name, verdict)
+
+
+def test_the_errata_page_boxes_every_erratum_of_the_registry():
+    boxed = {cid for _, body in _verdict_boxes(ROOT / "book" / "errata.ipynb")
+             for cid in VERDICT_GLUE.findall(body)}
+    assert boxed == {c.id for c in cl.CLAIMS if c.severity == "erratum"}

@@ -12,9 +12,10 @@ import numpy as np
 VERDICTS = ("holds", "holds but loose", "fails", "not reproducible",
             "inconsistent within the paper")
 #: The severity each verdict carries, the same everywhere in the book: a verdict box in a
-#: chapter shows the verdict and this word, both taken from here (``verdict_md``).
+#: chapter shows the verdict and this word, both taken from here (``verdict_md``). A claim we
+#: cannot check without the authors' data is a remark, not an erratum of the paper.
 SEVERITY = {"holds": "confirmed", "holds but loose": "remark", "fails": "erratum",
-            "not reproducible": "erratum", "inconsistent within the paper": "erratum"}
+            "not reproducible": "remark", "inconsistent within the paper": "erratum"}
 #: How a claim was checked.
 METHODS = ("symbolic", "high precision", "brute force", "Monte Carlo", "reproduction",
            "consistency")
