@@ -246,9 +246,9 @@ def _mutations():
          ["thm-1"]),                                                     # n for n - 1
         (P_, "epsilon_paper", lambda k, eta, N, n, g: r["epsilon_paper"](k, eta, N + 1, n, g),
          ["thm-1"]),                                                     # N + 1 for N
-        (P_, "delta", _scaled(r["delta"], 1.01), ["thm-1-delta"]),
+        (P_, "delta", _scaled(r["delta"], 1.01), ["sec6.1-gamma"]),
         (P_, "exit_probability_union", _scaled(r["exit_probability_union"], 0.99),
-         ["thm-1-delta"]),
+         ["sec6.1-delta"]),
         (P_, "epsilon_star_paper", _scaled(r["epsilon_star_paper"], 1.01), ["sec6.1-k-grid"]),
         (P_, "k_for_epsilon_paper", _scaled(r["k_for_epsilon_paper"], 1.01), ["sec6.1-eps"]),
         (A_, "expected_kl", _scaled(r["expected_kl"], 1.01), ["thm-2"]),

@@ -24,7 +24,7 @@ from ._shared import (with_support, _leaky_rr, _line, _SPECS, _joint, _taxi, _ta
         "the Manhattan zones): any such row with epsilon* <= 2.68 and at most 2,933,898 trips "
         "has delta* <= 0.0066, and delta* = 0.0214 needs one zone with about 6.6 million trips "
         "(6.9 million at n_i = 65); with n_i = 265 (all NYC zones) 2.6 million would do, so the "
-        "conditions matter", TAXI)
+        "conditions matter", TAXI, support="computation")
 def _sec62_268():
     m = brentq(lambda m: privacy.epsilon_paper(1.5 * TAXI_N_PAPER / m, m / TAXI_N_PAPER, TAXI_N_PAPER,
                                          69, TAXI_GAMMA) - 2.68, 2.0, 1e4, xtol=1e-6)
