@@ -1,0 +1,122 @@
+"""Helpers shared by several parts of the claims registry (small designs, the taxi chain)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import inspect
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ... import chain, composition, privacy
+from ._core import SEED, TAXI_GAMMA
+
+__all__ = ["ILLUSTRATIVE_GRADES", "with_support"]
+
+_N_BIG = 10**12                            # "continuous" eta: eta*N a whole number, N huge
+
+
+# ----------------------------------------------------------------------------- helpers
+def _leaky_rr(N, eps0, leak):
+    """A discrete (eps0, leak)-probabilistically private row (book: private_chains)."""
+    m = N + 1
+    rr = np.ones((m, m))
+    rr[np.diag_indices(m)] = np.exp(eps0)
+    rr /= rr.sum(axis=1, keepdims=True)
+    return np.hstack([(1 - leak) * rr, leak * np.eye(m)])
+
+
+def _line(N):
+    return np.array([(c, c + 1) for c in range(N)])
+
+
+_SPECS = [(2, 1.1, 0.02), (3, 0.4, 0.05), (2, 0.7, 0.03)]     # three rows (N_i, eps_i, delta_i)
+
+
+@lru_cache(maxsize=None)
+def _joint():
+    rows = [_leaky_rr(*s) for s in _SPECS]
+    joint = composition.compose_parallel(*rows)
+    pairs = composition.parallel_adjacency([_line(N) for N, _, _ in _SPECS],
+                                           [N + 1 for N, _, _ in _SPECS])
+    return rows, joint, pairs
+
+
+@lru_cache(maxsize=None)
+def _taxi():
+    """The book's Manhattan chain (TLC sample, t = 15, >= 100 departures; taxi chapter).
+
+    Cached, like the taxi Monte Carlo below: loading and sampling happen once per session.
+    """
+    from ...datasets import load_taxi_counts, prepare_chain
+    counts_all, _ = load_taxi_counts("Manhattan")
+    K, _ = prepare_chain(counts_all, min_count=15, min_row=100)
+    eta = chain.row_eta(K)
+    return float(counts_all.sum()), K, eta, 1.5 / eta
+
+
+@lru_cache(maxsize=None)
+def _taxi_tv(scale: float, draws: int = 200):
+    """Monte Carlo E||pi - pi~||_TV of the taxi chain at k_i = scale * k_min,i."""
+    _, K, _, kmin = _taxi()
+    pi = chain.stationary_distribution(K / K.sum(axis=1, keepdims=True))
+    pis = chain.stationary_distribution(with_support(chain.privatize_chain, K, scale * kmin, support=K > 0, size=draws,
+                                                              rng=SEED))
+    tv = 0.5 * np.abs(pis - pi).sum(axis=-1)
+    return float(tv.mean()), float(tv.std(ddof=1) / np.sqrt(draws))
+
+
+def _taxi_eps(scale: float) -> float:
+    _, K, eta, kmin = _taxi()
+    return with_support(composition.chain_privacy, K, scale * kmin, eta, TAXI_GAMMA,
+                        support=K > 0).epsilon
+
+
+def _delta_star(eta, n, s=1.0):
+    """delta of eq. (7) at k = s * 3/(2 eta), with eta*N whole for a huge N (taxi chapter)."""
+    eta = round(eta * _N_BIG) / _N_BIG
+    return privacy.delta(s * 1.5 / eta, eta, _N_BIG, n, TAXI_GAMMA)
+
+
+def _eta_for_delta(target, n):
+    f = lambda le: np.log(_delta_star(np.exp(le), n)) - np.log(target)   # noqa: E731
+    return float(np.exp(brentq(f, np.log(1e-10), np.log(0.9 / n), xtol=1e-13)))
+
+
+def _m_for_eps(target, eta, n):
+    """The (real) rarest count m at which a row of share eta has eps* = target."""
+    f = lambda m: privacy.epsilon_paper(1.5 / eta, eta, round(m / eta), n, TAXI_GAMMA) - target  # noqa
+    return brentq(f, 2.0, 1e4, xtol=1e-6)
+
+
+def _taxi_pairs():
+    """What eqs. (6)-(7) say about each of the paper's taxi (eps, delta) pairs (n_i = 65).
+
+    Not cached, so that a change of eq. (6) or (7) shows up in every check that uses it.
+    """
+    out = {}
+    for eps_, delta_ in ((2.68, 0.0214), (3.73, 3e-6), (3.73, 6e-6)):
+        e_ = _eta_for_delta(delta_, 65)
+        m_ = _m_for_eps(eps_, e_, 65)
+        out[(eps_, delta_)] = dict(eta=e_, m=m_, N_row=m_ / e_, delta_14=_delta_star(e_, 65, 1.4))
+    return out
+
+
+ILLUSTRATIVE_GRADES = np.array([30, 33, 19, 8, 8.0])     # N = 98, every count >= 8 (intro)
+
+
+
+def with_support(fn, *args, support, **kwargs):
+    """Call ``fn`` (``dm.privatize_chain`` or ``dm.chain_privacy``) with ``support=`` if it takes it.
+
+    Temporary compatibility shim while the ``support=`` keyword (the feasible transitions,
+    a boolean n x n matrix fixed before the data are seen) is being added to both functions:
+    once every version in use requires it, call the functions directly and delete this.
+    """
+    try:
+        takes = "support" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        takes = False
+    if takes:
+        kwargs["support"] = np.asarray(support, bool)
+    return fn(*args, **kwargs)

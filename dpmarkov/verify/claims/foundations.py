@@ -1,0 +1,233 @@
+"""Claims about the paper's definitions and assumptions (Defs. 1-7, Asms. 1-6)."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import betaln
+from scipy.stats import dirichlet as _scipy_dirichlet
+
+from ... import accuracy, audit, chain, composition, loss, mechanism, privacy, profile, simplex
+from ... import _checks
+from .. import bruteforce, highprec
+from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, TAXI_N_PAPER, TAXI_GAMMA, SEED,
+                    PRELIM, MECH, CHAINS, STAT, TAXI, AUDIT, PRIV_LOSS, PRIV_EPS, PRIV_N2,
+                    PRIV_DELTA, PRIV_PROFILE, ACC, KLW, GRADES, _claim, agrees)
+from ._shared import *  # noqa: F401,F403  (helpers shared by the parts)
+from ._shared import (with_support, _leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
+                      _delta_star, _eta_for_delta, _m_for_eps, _taxi_pairs)
+
+
+# ============================================================================ Definitions
+@_claim("def-1", "Def. 1", "The unit simplex: non-negative vectors summing to one.",
+        "brute force", "holds",
+        "every Dirichlet release lies in it; negative or non-summing vectors are rejected",
+        PRELIM)
+def _def1():
+    x = mechanism.privatize(ILLUSTRATIVE_GRADES, 20.6, rng=SEED, size=2000)
+    err = float(np.abs(x.sum(axis=1) - 1).max())
+    ok = bool(np.all(simplex.in_simplex(x)) and not simplex.in_simplex([0.5, 0.6, -0.1])
+              and not simplex.in_simplex([0.5, 0.6, 0.1]))
+    return dict(max_sum_error=err, min_entry=float(x.min())), ok and err < 1e-12
+
+
+@_claim("def-2", "Def. 2", "The bordered simplex: stochastic vectors with every entry >= eta.",
+        "brute force", "holds",
+        "non-empty exactly when eta <= 1/n (the uniform vector is its last point)", PRELIM)
+def _def2():
+    n = 5
+    u = np.full(n, 1 / n)
+    x = mechanism.privatize(ILLUSTRATIVE_GRADES, 20.6, rng=SEED, size=20_000)
+    largest_min = float(x.min(axis=1).max())
+    ok = (bool(simplex.in_bordered_simplex(u, 1 / n))
+          and not bool(simplex.in_bordered_simplex(u, 1 / n + 1e-9)) and largest_min <= 1 / n)
+    return dict(largest_min_entry_of_20000_draws=largest_min, one_over_n=1 / n), ok
+
+
+@_claim("def-3", "Def. 3", "Adjacent databases differ in one entry; every part keeps its "
+        "size N_i.", "brute force", "holds but loose",
+        "a record may change category but never move to another part: the row sizes (taxi "
+        "origins) are public; a record moving between rows j, l costs (eps_j + eps_l, "
+        "1 - (1 - delta_j)(1 - delta_l)): delta 0.24 instead of 0.05 at the rows' epsilon 0.8, "
+        "0.0975 at epsilon 1.6", CHAINS)
+def _def3():
+    # substitution adjacency on counts: exactly one record moves, N fixed
+    i, j = loss.adjacent_indices([8, 9, 8, 8, 65], [9, 8, 8, 8, 65])
+    try:
+        loss.adjacent_indices([8, 9, 8, 8, 65], [9, 9, 8, 8, 65])      # add one record
+        add_rejected = False
+    except ValueError:
+        add_rejected = True
+    # a record moving between two leaky-randomized-response rows (outside Def. 3)
+    eps0, lam = 0.8, 0.05
+    Mr = _leaky_rr(2, eps0, lam)
+    joint2 = composition.compose_parallel(Mr, Mr)
+    moved = np.array([(np.ravel_multi_index((c0, c1), (3, 3)),
+                       np.ravel_multi_index((c0 - 1, c1 + 1), (3, 3)))
+                      for c0 in (1, 2) for c1 in (0, 1)])
+    d_move = float(composition.profile_discrete(joint2, moved, eps0))
+    d_sum = float(composition.profile_discrete(joint2, moved, 2 * eps0))
+    return (dict(delta_record_moves_rows=d_move, delta_rows=lam, delta_at_eps_sum=d_sum),
+            (i, j) == (0, 1) and add_rejected and agrees(d_move, "0.24")
+            and abs(d_sum - (1 - (1 - lam) ** 2)) < 1e-12)
+
+
+@_claim("def-4", "Def. 4", "(epsilon, delta)-differential privacy: P(M(D) in T) <= "
+        "e^eps P(M(D') in T) + delta for all adjacent D, D' and all sets T.",
+        "brute force", "holds",
+        "standard definition; on a toy mechanism all 8 output sets obey it with delta and "
+        "one violates it without", PRELIM)
+def _def4():
+    toy = np.array([[0.60, 0.399, 0.001], [0.40, 0.600, 0.000]])
+    eps = float(np.max(np.abs(np.log(toy[0, :2] / toy[1, :2]))))
+    dlt = float(toy[:, 2].max())
+    sets = np.array(np.meshgrid(*[[0, 1]] * 3, indexing="ij")).reshape(3, -1).T.astype(float)
+    pt = sets @ toy.T
+    worst = max(np.max(pt[:, a] - np.exp(eps) * pt[:, b]) for a, b in [(0, 1), (1, 0)])
+    # the hockey-stick divergence is the worst set
+    hs = max(composition.hockey_stick_discrete(toy[a], toy[b], eps) for a, b in [(0, 1), (1, 0)])
+    return (dict(worst_violation_without_delta=float(worst), delta=dlt, hockey_stick=float(hs)),
+            worst <= dlt + 1e-15 and worst > 0 and abs(hs - worst) < 1e-15)
+
+
+@_claim("def-5", "Def. 5", "The Dirichlet mechanism releases a draw from Dir(k p) with the "
+        "stated density.", "high precision", "holds but loose",
+        "the formula is a density written as a probability, and is undefined when a count is 0 "
+        "(Gamma(0) = infinity); dm.log_density agrees with SciPy", MECH)
+def _def5():
+    x = np.array([0.2, 0.3, 0.1, 0.15, 0.25])
+    ours = float(mechanism.log_density(x, ILLUSTRATIVE_GRADES, 20.6))
+    ref = float(_scipy_dirichlet.logpdf(x, 20.6 * ILLUSTRATIVE_GRADES / 98))
+    try:
+        mechanism.privatize([12, 0, 7], 15.0, rng=SEED)
+        zero_rejected = False
+    except ValueError:
+        zero_rejected = True
+    return dict(log_density_minus_scipy=ours - ref), abs(ours - ref) < 1e-10 and zero_rejected
+
+
+@_claim("def-6", "Def. 6 and Sec. 3", "Probabilistic DP: a bad set Omega_2 of probability "
+        "<= delta and a log-density ratio <= epsilon elsewhere; it implies (epsilon, delta)-DP.",
+        "brute force", "holds",
+        "on a leaky randomized response the probabilistic delta equals the exact DP delta; "
+        "the implication is proved in the book", PRELIM)
+def _def6():
+    N, eps0, lam = _SPECS[0]
+    M = _leaky_rr(N, eps0, lam)
+    pd = float(composition.probabilistic_delta(M, _line(N), eps0))
+    prof = float(composition.profile_discrete(M, _line(N), eps0))
+    return dict(probabilistic_delta=pd, dp_delta=prof), prof <= pd + 1e-15 and abs(pd - lam) < 1e-12
+
+
+@_claim("def-7", "Def. 7", "The infinity-norm ergodicity coefficient tau_inf(G) = max "
+        "||G^T z||_inf over ||z||_inf = 1, z^T 1 = 0, a proxy for |lambda_2|.",
+        "brute force", "holds but loose",
+        "it bounds |lambda_2|, but it is not Dobrushin's coefficient and reaches floor(n/2) "
+        "(3 for n = 6), so it is a weak proxy for a rate", STAT)
+def _def7():
+    halves = np.zeros((6, 6))
+    halves[:3, 0] = halves[3:, 1] = 1
+    t = float(chain.ergodicity_coefficient(halves))
+    S = np.random.default_rng(SEED).dirichlet(np.full(6, 0.5), size=(300, 6))
+    lam2 = np.sort(np.abs(np.linalg.eigvals(S)), axis=-1)[:, -2]
+    ok = bool(np.all(lam2 <= chain.ergodicity_coefficient(S) + 1e-12))
+    return (dict(tau_inf_of_0_1_matrix=t, dobrushin=float(chain.dobrushin_coefficient(halves))),
+            ok and t == 3.0)
+
+
+# ============================================================================ Assumptions
+@_claim("asm-1", "Asm. 1", "Each database entry belongs to exactly one category.",
+        "consistency", "holds",
+        "makes C(D, rho) a stochastic vector (counts sum to N)", PRELIM)
+def _asm1():
+    C = simplex.count_vector(ILLUSTRATIVE_GRADES)
+    return dict(sum_of_C=float(C.sum())), abs(C.sum() - 1) < 1e-15
+
+
+@_claim("asm-2", "Asm. 2", "The border of Omega_1 satisfies gamma <= 1/(n-1).",
+        "brute force", "holds but loose",
+        "for gamma >= 1/n Omega_1 is empty or one point, so delta = 1: the guarantee is vacuous "
+        "rather than false, but eq. (6) then reports a small (even negative) epsilon; it should "
+        "read gamma < 1/n", PRELIM)
+def _asm2():
+    n, g = 5, 0.22                          # 1/n = 0.2 < 0.22 <= 1/(n-1) = 0.25
+    x = mechanism.privatize(ILLUSTRATIVE_GRADES, 20.6, rng=SEED, size=20_000)
+    in_omega1 = float(np.mean(x.min(axis=1) >= g))
+    output_term = float(np.log(1 - (n - 1) * g) - np.log(g))
+    try:
+        _checks.gamma_ok(np.asarray(g), np.asarray(float(n)))
+        rejected = False
+    except ValueError:
+        rejected = True
+    # P_in_Omega1 = 0: every release leaves Omega_1, so delta = 1 (a vacuous guarantee)
+    return (dict(P_in_Omega1=in_omega1, log_ratio_term=output_term),
+            in_omega1 == 0 and output_term < 0 and rejected)
+
+
+@_claim("asm-3", "Asm. 3", "eta in (0, 1/4), and every count vector lies in the bordered "
+        "simplex of border eta.", "consistency", "holds but loose",
+        "the range ignores n (for n = 5, eta in (1/5, 1/4) admits no count vector), and eta is "
+        "read off the very counts it protects", MECH)
+def _asm3():
+    try:
+        _checks.design_ok(np.asarray(0.22), np.asarray(98.0), np.asarray(5.0))
+        rejected = False
+    except ValueError:
+        rejected = True
+    return dict(eta=0.22, n=5, feasible=not rejected), rejected
+
+
+def _eq6_unchecked(k, eta, N, n, gamma):
+    """Eq. (6) as printed, without dpmarkov's input checks (to evaluate it below Assumption 4)."""
+    return (betaln(k * eta, k * (1 - 2 * eta))
+            - betaln(k * (eta + 1 / N), k * (1 - 2 * eta - 1 / N))
+            + k / N * np.log((1 - (n - 1) * gamma) / gamma))
+
+
+@_claim("asm-4", "Asm. 4 and Sec. 3.1", "k >= 3/(2 eta); so not every count vector can be made "
+        "arbitrarily private: epsilon* at k = 3/(2 eta) is the strongest level.",
+        "high precision", "holds but loose",
+        "3/(2*0.073) = 20.548 and eq. (6) increases in k, but eq. (6) stays a valid bound below "
+        "3/(2 eta): at k = 10 it is 1.11, above the exact worst loss 1.07 (with delta 0.044 from "
+        "eq. (7)), so epsilon* = 2.2065 is a floor of the assumption, not of the mechanism (our "
+        "copy of the paper shows only fragments of the proof of Theorem 1, so we cannot say "
+        "where the proof uses the assumption)", PRIV_LOSS)
+def _asm4():
+    eps = privacy.epsilon_paper(K_GRID, **GRADE)
+    kmin = privacy.k_min(GRADE["eta"])
+    below = _eq6_unchecked(10.0, **GRADE)
+    exact = loss.epsilon_exact(10.0, 98, 5, 4e-4, GRADE_MIN_COUNT)
+    d10 = privacy.exit_probability_union(privacy.worst_counts(0.073, 98, 5), 10.0, 4e-4)
+    return (dict(k_min=kmin, epsilon_star=privacy.epsilon_star_paper(**GRADE), eq6_at_k_10=float(below),
+                 exact_loss_at_k_10=exact, delta_eq7_at_k_10=d10),
+            bool(np.all(np.diff(eps) > 0)) and abs(kmin - 1.5 / 0.073) < 1e-12
+            and below >= exact and below < privacy.epsilon_star_paper(**GRADE)
+            and agrees(kmin, "20.548") and agrees(privacy.epsilon_star_paper(**GRADE), "2.2065")
+            and agrees(below, "1.11") and agrees(exact, "1.07") and agrees(d10, "0.044"))
+
+
+@_claim("asm-5", "Asm. 5", "Every state is reachable from every other state (irreducible).",
+        "brute force", "holds",
+        "checked by dm.check_irreducible; a chain with a closed class is rejected", STAT)
+def _asm5():
+    good = np.array([[5, 1, 0], [0, 3, 2], [4, 0, 1.0]])
+    bad = np.array([[5, 1, 0], [2, 3, 0], [4, 0, 1.0]])
+    chain.check_irreducible(good)
+    try:
+        chain.check_irreducible(bad)
+        rejected = False
+    except ValueError:
+        rejected = True
+    return dict(reducible_rejected=rejected), rejected
+
+
+@_claim("asm-6", "Asm. 6", "Every feasible transition has occurred at least once.",
+        "brute force", "holds but loose",
+        "zeros of the count matrix stay exactly zero in every release, so the support is "
+        "published: harmless only if the feasible set is public", CHAINS)
+def _asm6():
+    K = np.array([[5, 1, 0], [0, 3, 2], [4, 0, 1.0]])
+    Pt = with_support(chain.privatize_chain, K, 20.0, support=K > 0, rng=SEED, size=500)
+    kept = bool(np.all(Pt[:, K == 0] == 0) and np.all(Pt[:, K > 0] > 0))
+    return dict(zero_pattern_released=kept), kept
+
+
