@@ -2,7 +2,7 @@
 
 ``latex_number(7.3e-4)`` is ``7.3 \\times 10^{-4}``; ``md_number`` wraps it in ``$...$`` as
 an ``IPython.display.Markdown`` object, which a chapter glues and pastes inline with the
-``{glue:md}`` role.  Book: every chapter (see "Writing a chapter" in the README).
+``{glue:md}`key:myst``` role (the :myst format renders the math).  Book: every chapter (see "Writing a chapter" in the README).
 """
 from __future__ import annotations
 

@@ -74,3 +74,14 @@ def test_every_prf_reference_has_a_label():
                if ref not in labels]
     assert not missing, f"prf:ref targets without a label: {missing}"
     assert PRF_REF.findall("see {prf:ref}`thm-1` and {prf:ref}`Lemma <lem-1>`") == ["thm-1", "lem-1"]
+
+
+GLUE_MD = re.compile(r"\{glue:md\}`([^`]*)`")
+
+
+def test_glued_markdown_is_pasted_as_myst():
+    # {glue:md}`key` parses the glued text as CommonMark, so $...$ prints as text; the
+    # :myst format renders the math that dpmarkov.display.md_number glues
+    plain = [(p.name, key) for p in NOTEBOOKS for key in GLUE_MD.findall(_markdown(p))
+             if not key.endswith(":myst")]
+    assert not plain, f"{{glue:md}} without :myst: {plain[:10]}"

@@ -316,7 +316,7 @@ import re  # noqa: E402
 BOOK = sorted((ROOT / "book").glob("*.ipynb"))
 ADMONITION = re.compile(r"(?P<fence>:{3,}|`{3,})\{admonition\}(?P<title>[^\n]*)\n(?P<body>.*?)\n(?P=fence)",
                         re.S)
-VERDICT_GLUE = re.compile(r"\{glue:md\}`verdict-(?P<id>[^`]+)`")
+VERDICT_GLUE = re.compile(r"\{glue:md\}`verdict-(?P<id>[^`:]+)(?::myst)?`")
 # a verdict or severity word typed by hand (the registry's words, and their severities)
 TYPED = re.compile(r"\b(holds|fails|loose|not reproducible|inconsistent within the paper|"
                    r"erratum|confirmed)\b", re.I)

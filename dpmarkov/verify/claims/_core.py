@@ -129,7 +129,7 @@ def verdict_text(claim_id: str) -> str:
 def verdict_md(claim_id: str):
     """``verdict_text`` as Markdown to glue: ``glue("verdict-" + id, verdict_md(id), display=False)``
 
-    and paste in the chapter's verdict box with ``{glue:md}`verdict-<id>```.
+    and paste in the chapter's verdict box with ``{glue:md}`verdict-<id>:myst```.
     """
     from IPython.display import Markdown
     return Markdown(verdict_text(claim_id))
