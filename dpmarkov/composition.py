@@ -36,6 +36,7 @@ class ChainPrivacy(NamedTuple):
     n_rows: np.ndarray
 
 
+@_checks.public
 def chain_privacy(counts, k, eta, gamma) -> ChainPrivacy:
     """Theorem 3: Algorithm 2 is (max_i eps_i, max_i delta_i)-DP; returns both levels.
 
@@ -93,6 +94,7 @@ def _distribution(name: str, p) -> np.ndarray:
     return arr
 
 
+@_checks.public
 def hockey_stick_discrete(p, q, eps):
     """Hockey-stick divergence H_eps(p || q) = sum_y max(p_y - e^eps q_y, 0) of two discrete laws.
 
@@ -134,6 +136,7 @@ def _pairs(pairs, n_inputs: int) -> np.ndarray:
     return arr
 
 
+@_checks.public
 def profile_discrete(M, pairs, eps):
     """delta(eps) = max over adjacent pairs, both orders, of H_eps(M(a) || M(b)).
 
@@ -149,6 +152,7 @@ def profile_discrete(M, pairs, eps):
     return out if np.ndim(out) else float(out)
 
 
+@_checks.public
 def probabilistic_delta(M, pairs, eps) -> float:
     """The smallest delta of (eps, delta)-probabilistic DP (Definition 6) for a discrete mechanism.
 
@@ -169,6 +173,7 @@ def probabilistic_delta(M, pairs, eps) -> float:
     return float(M[:, bad_out].sum(axis=1).max())
 
 
+@_checks.public
 def compose_parallel(*mechanisms) -> np.ndarray:
     """The joint release (M_1(D_1), ..., M_m(D_m)) of independent mechanisms (Lemma 1).
 
@@ -189,6 +194,7 @@ def compose_parallel(*mechanisms) -> np.ndarray:
     return out
 
 
+@_checks.public
 def parallel_adjacency(pairs_per_part, sizes) -> np.ndarray:
     """Adjacent pairs of the composed input: change ONE part along one of its adjacent pairs.
 

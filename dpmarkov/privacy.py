@@ -65,6 +65,7 @@ def _design(k, eta, N, n, gamma, *, assumption_4=True):
     return k, eta, N, n, gamma
 
 
+@_checks.public
 def epsilon_paper(k, eta, N, n, gamma):
     """epsilon of Theorem 1, eq. (6) as printed, for the Dirichlet mechanism with parameter k.
 
@@ -100,11 +101,13 @@ def epsilon_paper(k, eta, N, n, gamma):
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def k_min(eta):
     """The smallest k allowed by Assumption 4: 3/(2 eta)."""
     return 1.5 / _checks.eta_ok(eta)
 
 
+@_checks.public
 def epsilon_star_paper(eta, N, n, gamma):
     """The smallest epsilon Theorem 1 offers: eq. (6) as printed at k = 3/(2 eta) (Section 3.1)."""
     return epsilon_paper(k_min(eta), eta, N, n, gamma)
@@ -134,6 +137,7 @@ def _k_for(bound, epsilon_target, eta, N, n, gamma):
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
     """The k at which eq. (6) as printed equals ``epsilon_target`` (the inverse of eq. (6)).
 
@@ -145,6 +149,7 @@ def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
     return _k_for(epsilon_paper, epsilon_target, eta, N, n, gamma)
 
 
+@_checks.public
 def worst_counts(eta, N, n):
     """The count vector that makes leaving Omega_1 most likely (the minimiser in eq. (7)).
 
@@ -162,6 +167,7 @@ def worst_counts(eta, N, n):
     return np.array([m] * (n - 1) + [N - (n - 1) * m], dtype=float)
 
 
+@_checks.public
 def exit_probability_union(counts, k, gamma):
     """Boole's bound on P(Dir(k C) not in Omega_1) = P(some X_i < gamma).
 
@@ -208,6 +214,7 @@ def _all_below(alphas, rest, t, rtol=_QUAD_RTOL):
     return float(np.exp(-betaln(a, b)) * value)
 
 
+@_checks.public
 def exit_probability_exact(counts, k, gamma):
     """P(Dir(k C) not in Omega_1) = P(some X_i < gamma), exactly, for n <= 4 categories.
 
@@ -249,6 +256,7 @@ def exit_probability_exact(counts, k, gamma):
 _DELTA_METHODS = ("union", "exact")
 
 
+@_checks.public
 def delta(k, eta, N, n, gamma, *, method="union"):
     """delta of Theorem 1, eq. (7): the largest probability of leaving Omega_1.
 
@@ -278,6 +286,7 @@ def delta(k, eta, N, n, gamma, *, method="union"):
 # worst case"); the functions a release is calibrated with use a bound that holds for every n.
 
 
+@_checks.public
 def epsilon(k, eta, N, n, gamma):
     """A sound epsilon for Theorem 1: eq. (6) where it is an upper bound, else the corrected eq. (6).
 
@@ -297,11 +306,13 @@ def epsilon(k, eta, N, n, gamma):
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def epsilon_star(eta, N, n, gamma):
     """The smallest sound epsilon at k = 3/(2 eta): ``epsilon`` at Assumption 4's floor."""
     return epsilon(k_min(eta), eta, N, n, gamma)
 
 
+@_checks.public
 def k_for_epsilon(epsilon_target, eta, N, n, gamma):
     """The k at which the sound ``epsilon`` equals ``epsilon_target``: never an unsound k.
 

@@ -34,7 +34,7 @@ def test_count_vector_rejects_bad_counts(bad, rule):
 
 
 def test_count_vector_rejects_non_numeric():
-    with pytest.raises(TypeError, match="not numeric"):
+    with pytest.raises(TypeError, match="holds text"):
         dm.count_vector(["a", "b"])
 
 
