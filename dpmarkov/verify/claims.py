@@ -212,8 +212,9 @@ def _taxi_tv(scale: float, draws: int = 200):
     """Monte Carlo E||pi - pi~||_TV of the taxi chain at k_i = scale * k_min,i."""
     _, K, _, kmin = _taxi()
     pi = chain.stationary_distribution(K / K.sum(axis=1, keepdims=True))
-    pis = chain.stationary_distribution(chain.privatize_chain(K, scale * kmin, size=draws,
-                                                              rng=SEED))
+    # the taxi chain's support is the public one the case study fixes (prepare_chain)
+    pis = chain.stationary_distribution(chain.privatize_chain(K, scale * kmin, support=K > 0,
+                                                              size=draws, rng=SEED))
     tv = 0.5 * np.abs(pis - pi).sum(axis=-1)
     return float(tv.mean()), float(tv.std(ddof=1) / np.sqrt(draws))
 
@@ -469,7 +470,7 @@ def _asm5():
         "published: harmless only if the feasible set is public", CHAINS)
 def _asm6():
     K = np.array([[5, 1, 0], [0, 3, 2], [4, 0, 1.0]])
-    Pt = chain.privatize_chain(K, 20.0, rng=SEED, size=500)
+    Pt = chain.privatize_chain(K, 20.0, support=np.asarray(K) > 0, rng=SEED, size=500)
     kept = bool(np.all(Pt[:, K == 0] == 0) and np.all(Pt[:, K > 0] > 0))
     return dict(zero_pattern_released=kept), kept
 
@@ -662,7 +663,7 @@ def _alg1():
 def _alg2():
     K = np.array([[40, 10, 12], [9, 30, 11], [10, 10, 50.0]])
     k = np.array([20.0, 30.0, 40.0])
-    Pt = chain.privatize_chain(K, k, rng=SEED, size=20_000)
+    Pt = chain.privatize_chain(K, k, support=np.asarray(K) > 0, rng=SEED, size=20_000)
     P = K / K.sum(axis=1, keepdims=True)
     se = np.sqrt(P * (1 - P) / (k[:, None] + 1) / len(Pt))
     z = (Pt.mean(axis=0) - P) / se
@@ -726,8 +727,9 @@ def _thm5():
     literal = bool(np.all(eta < 0.25) and np.all(C >= eta[:, None] * (1 - 1e-12))
                    and np.all(C <= (1 - 2 * eta[:, None]) * (1 + 1e-12)) and np.all(c3 > 0))
     chain.check_irreducible(c3)                                     # Assumption 5 (raises if not)
-    chain.privatize_chain(c3, k, eta=eta, rng=SEED)                 # raises unless Asm. 3-4 hold
-    Pt = chain.privatize_chain(c3, k, rng=STAT_SEED + 3, size=20_000)
+    chain.privatize_chain(c3, k, support=c3 > 0, eta=eta, rng=SEED)  # raises unless Asm. 3-4 hold
+    Pt = chain.privatize_chain(c3, k, support=np.asarray(c3) > 0, rng=STAT_SEED + 3,
+                              size=20_000)
     d = np.abs(chain.ergodicity_coefficient(Pt) - chain.ergodicity_coefficient(C))
     mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
     bound = chain.ergodicity_bound(c3, k)
