@@ -37,9 +37,9 @@ import warnings
 import numpy as np
 from scipy.integrate import IntegrationWarning
 
-#: Largest number of entries of an array a function may allocate (2**31 doubles =
-#: 16 GiB); beyond it the call is refused instead of failing with MemoryError.
-MAX_ELEMENTS = 2**31
+#: Largest number of entries of an array a function may take or allocate (2**28 doubles =
+#: 2 GiB); beyond it the call is refused instead of failing with MemoryError.
+MAX_ELEMENTS = 2**28
 #: The smallest positive normal double: parameters below it lose precision as subnormals.
 TINY = float(np.finfo(float).tiny)
 
@@ -58,7 +58,8 @@ def show(value) -> str:
 
 def _first_bad(values: np.ndarray, bad: np.ndarray):
     """The first offending entry of ``values`` where the mask ``bad`` is true."""
-    return np.broadcast_to(values, bad.shape)[bad].flat[0].item()
+    value = np.broadcast_to(values, np.shape(bad))[bad].flat[0]
+    return value.item() if hasattr(value, "item") else value
 
 
 # ------------------------------------------------------------------ numbers and arrays
@@ -183,6 +184,14 @@ def whole(name: str, value, lowest: int, *, highest: int | None = None) -> int:
     return v
 
 
+def length(name: str, n: int) -> int:
+    """A length ``n`` of an array to build: at most ``MAX_ELEMENTS`` (no hang, no MemoryError)."""
+    if n > MAX_ELEMENTS:
+        raise ValueError(f"{name}={n!r} would build an array of {n} entries: at most "
+                         f"{MAX_ELEMENTS} are handled")
+    return n
+
+
 def flag(name: str, value) -> bool:
     """A bool (``True``/``False``), nothing else."""
     if not isinstance(value, (bool, np.bool_)):
@@ -197,14 +206,19 @@ def choice(name: str, value, options) -> str:
     return value
 
 
-def size_shape(size, *, lowest: int = 1) -> tuple:
-    """``size`` of a sampler as a shape: None -> (), an int -> (size,), a tuple of ints."""
+def size_shape(size, *, lowest: int = 1, per_draw: int = 1) -> tuple:
+    """``size`` of a sampler as a shape: None -> (), an int -> (size,), a tuple of ints.
+
+    The output (``per_draw`` numbers a draw) must fit in ``MAX_ELEMENTS`` doubles.
+    """
     if size is None:
         return ()
     parts = size if isinstance(size, tuple) else (size,)
     shape = tuple(whole("size", s, lowest) for s in parts)
-    if int(np.prod(shape, dtype=object)) > MAX_ELEMENTS:
-        raise ValueError(f"size={size!r} asks for more than {MAX_ELEMENTS} draws")
+    total = int(np.prod(shape, dtype=object)) * per_draw
+    if total > MAX_ELEMENTS:
+        raise ValueError(f"size={size!r} asks for {total} numbers: at most {MAX_ELEMENTS} "
+                         "(2 GiB) per call")
     return shape
 
 

@@ -360,6 +360,9 @@ def iter_privatize_chain(counts, k, *, support, size, batch=None, rng=None, eta=
     _, _, alpha = _row_design(counts, k, eta, support)  # inputs are checked at the call,
     size = _checks.whole("size", size, 1)               # not at the first next()
     batch = _default_batch(alpha.shape[0]) if batch is None else _checks.whole("batch", batch, 1)
+    if min(batch, size) * alpha.size > _checks.MAX_ELEMENTS:
+        raise ValueError(f"batch={batch} matrices of shape {alpha.shape} need more than "
+                         f"{_checks.MAX_ELEMENTS} doubles (2 GiB): choose a smaller batch")
     return _batches(_streams(_checks.generator(rng), alpha), alpha, size, batch)
 
 
@@ -425,8 +428,8 @@ def privatize_chain(counts, k, *, support, rng=None, size=None, eta=None,
     size = _checks.whole("size", size, 1)
     batch = _default_batch(alpha.shape[0]) if batch is None else _checks.whole("batch", batch, 1)
     if size * alpha.size > _checks.MAX_ELEMENTS:
-        raise ValueError(f"size={size} matrices of {alpha.shape} need more than "
-                         f"{_checks.MAX_ELEMENTS} doubles: use iter_privatize_chain")
+        raise ValueError(f"size={size} matrices of shape {alpha.shape} need more than "
+                         f"{_checks.MAX_ELEMENTS} doubles (2 GiB): use iter_privatize_chain")
     out = np.empty((size,) + alpha.shape)
     for s in range(0, size, batch):          # each batch is drawn straight into its slice
         _draw(streams, alpha, out[s:s + batch])

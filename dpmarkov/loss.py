@@ -107,7 +107,7 @@ def worst_pair(N, n, min_count):
     adjacent pair whose counts are all >= m, the data part of Theorem 1's proof.
     """
     N = int(_checks.integer_at_least("N", N, 2))
-    n = int(_checks.integer_at_least("n", n, 2))
+    n = _checks.length("n", int(_checks.integer_at_least("n", n, 2)))
     m = int(_checks.integer_at_least("min_count", min_count, 1))
     _pairs_exist(np.asarray(N), np.asarray(n), np.asarray(m), "min_count")
     big = N - (n - 1) * m

@@ -92,7 +92,7 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
         _checks.scalar("eta", eta)
         check_assumption_3(counts, eta)
         _checks.k_meets_assumption_4(np.asarray(float(k)), _checks.eta_ok(eta))
-    shape = _checks.size_shape(size, lowest=0)
+    shape = _checks.size_shape(size, lowest=0, per_draw=alpha.size)
     gen = _generator(rng)
     return sample_dirichlet(alpha, shape, gen)
 

@@ -116,6 +116,10 @@ def epsilon_star_paper(eta, N, n, gamma):
 def _k_for(bound, epsilon_target, eta, N, n, gamma):
     """The k at which ``bound`` (eq. (6) or its sound version) equals ``epsilon_target``."""
     target = _checks.positive("epsilon", epsilon_target)
+    eta = _checks.eta_ok(eta)
+    N = _checks.integer_at_least("N", N, 2)
+    n = _checks.integer_at_least("n", n, 2)
+    gamma = _checks.gamma_ok(gamma, n)
     shape = np.broadcast(target, eta, N, n, gamma).shape
     t, e, NN, nn, g = (np.broadcast_to(np.asarray(v, float), shape).ravel()
                        for v in (target, eta, N, n, gamma))
@@ -161,7 +165,7 @@ def worst_counts(eta, N, n):
     """
     eta = float(_checks.eta_ok(eta))
     N = int(_checks.integer_at_least("N", N, 2))
-    n = int(_checks.integer_at_least("n", n, 2))
+    n = _checks.length("n", int(_checks.integer_at_least("n", n, 2)))
     _checks.design_ok(np.asarray(eta), np.asarray(float(N)), np.asarray(float(n)))
     m = int(np.ceil(eta * N - 1e-9))
     return np.array([m] * (n - 1) + [N - (n - 1) * m], dtype=float)
