@@ -151,12 +151,13 @@ def positive(name: str, value) -> np.ndarray:
     return arr
 
 
-def at_least_tiny(name: str, arr: np.ndarray, what: str) -> None:
-    """Refuse positive parameters below the smallest normal double (subnormal or 0)."""
-    bad = arr < TINY
+def at_least_tiny(name: str, value: np.ndarray, derived: np.ndarray, what: str) -> None:
+    """Refuse a ``value`` whose ``derived`` parameters fall below the smallest normal double."""
+    bad = derived < TINY
     if np.any(bad):
-        raise ValueError(f"{name}={_first_bad(arr, bad)!r} gives {what} below the smallest "
-                         f"normal double {TINY:.3g}: too small to compute with")
+        raise ValueError(f"{name}={_first_bad(np.broadcast_to(value, bad.shape), bad)!r} gives "
+                         f"{what}={_first_bad(derived, bad)!r}, below the smallest normal double "
+                         f"{TINY:.3g}: too small to compute with")
 
 
 def integer_at_least(name: str, value, lowest: int) -> np.ndarray:

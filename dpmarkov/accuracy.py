@@ -271,7 +271,7 @@ def expected_l1(C, k):
     big = C > 0.5                         # at most one per vector: 1 - C_i from the others
     rest = np.where(big, np.sum(np.where(big, 0.0, C), axis=-1, keepdims=True), 1 - C)
     a, b = kk * C, kk * rest
-    _checks.at_least_tiny("k", np.minimum(a, b), "a Beta parameter k*C_i or k*(1-C_i)")
+    _checks.at_least_tiny("k", kk, np.minimum(a, b), "a Beta parameter k*C_i or k*(1-C_i)")
     log_mad = (0.5 * (np.log(2 / np.pi) + np.log(C) + np.log(rest) - np.log(kk))
                + _lgamma_remainder(kk) - _lgamma_remainder(a) - _lgamma_remainder(b))
     return _scalar_or_array(np.exp(log_mad).sum(axis=-1))
