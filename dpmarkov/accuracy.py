@@ -97,7 +97,6 @@ def _records(N, n):
     return N, n
 
 
-@_checks.public
 def _eq8(k, C, weights=None):
     """Eq. (8) along the last axis of C (k broadcasts against C[..., i]).
 
@@ -126,6 +125,7 @@ def _eq8(k, C, weights=None):
     return out
 
 
+@_checks.public
 def expected_kl(C, k):
     """E[ KL(C || C~) ] for C~ ~ Dir(k C): Theorem 2, eq. (8).
 

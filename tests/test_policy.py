@@ -302,7 +302,7 @@ def check_policy(name, args, kwargs, pname):
 
 def _examples(name):
     return 6 if name.startswith("ds.") or name in ("exit_probability_exact",
-                                                  "audit_hockey_stick") else 30
+                                                  "audit_hockey_stick") else 20
 
 
 def _marks(name):
