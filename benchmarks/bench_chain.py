@@ -156,7 +156,7 @@ def main():
           f"{counts.sum(1).max():.0f}, k_i = 3/(2 eta_i) in {k.min():.0f}..{k.max():.0f}")
 
     # (a) Algorithm 2
-    t_dm, P = best_time(lambda: dm.privatize_chain(counts, k, size=DRAWS, rng=SEED))
+    t_dm, P = best_time(lambda: dm.privatize_chain(counts, k, support=counts > 0, size=DRAWS, rng=SEED))
     t_np, _ = best_time(lambda: numpy_privatize(counts, k, DRAWS, SEED))
     same = np.array_equal(P[:50], numpy_privatize(counts, k, 50, SEED))
     print(f"\n(a) {DRAWS} private {N_STATES}x{N_STATES} chains")
@@ -203,16 +203,17 @@ def main():
     print(f"\n(c) peak traced memory (tracemalloc; {DRAWS}x{N_STATES}x{N_STATES} doubles = "
           f"{DRAWS * N_STATES**2 * 8 / 2**20:.0f} MiB)")
     m_np = peak_mib(lambda: numpy_privatize(counts, k, DRAWS, SEED))
-    m_dm = peak_mib(lambda: dm.privatize_chain(counts, k, size=DRAWS, rng=SEED))
+    m_dm = peak_mib(lambda: dm.privatize_chain(counts, k, support=counts > 0, size=DRAWS, rng=SEED))
 
     def streamed():
         total = np.zeros(N_STATES)
-        for block in chain.iter_privatize_chain(counts, k, size=DRAWS, rng=SEED):
+        for block in chain.iter_privatize_chain(counts, k, support=counts > 0, size=DRAWS,
+                                                rng=SEED):
             total += dm.stationary_distribution(block).sum(axis=0)
         return total / DRAWS
 
     m_stream = peak_mib(streamed)
-    m_small = peak_mib(lambda: dm.privatize_chain(counts, k, size=small, rng=SEED))
+    m_small = peak_mib(lambda: dm.privatize_chain(counts, k, support=counts > 0, size=small, rng=SEED))
     print(f"    numpy one-shot draw                       {m_np:7.0f} MiB")
     print(f"    dm.privatize_chain(size={DRAWS})            {m_dm:7.0f} MiB")
     print(f"    dm.privatize_chain(size={small})             {m_small:7.0f} MiB")

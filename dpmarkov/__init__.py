@@ -24,6 +24,7 @@ from .accuracy import (coordinate_variance, expected_kl, expected_l1, expected_t
                        tail_bound, tail_bound_subgaussian)
 from .audit import audit_hockey_stick
 from .chain import (check_counts, check_feasible_observed, check_irreducible, check_stochastic,
+                    check_support,
                     dobrushin_coefficient, ergodicity_bound, ergodicity_bound_corrected,
                     ergodicity_coefficient, fundamental_matrix, iter_privatize_chain,
                     privatize_chain, row_eta, row_kl_bounds, stationary_distribution,
@@ -59,7 +60,7 @@ __all__ = [
     "privacy_profile", "profile_pairs", "worst_pair",
     # Markov chains: Algorithm 2, Lemma 1, Theorems 3-5
     "ChainPrivacy", "chain_privacy", "check_counts", "check_feasible_observed",
-    "check_irreducible", "check_stochastic", "compose_parallel", "dobrushin_coefficient",
+    "check_irreducible", "check_stochastic", "check_support", "compose_parallel", "dobrushin_coefficient",
     "ergodicity_bound", "ergodicity_bound_corrected", "ergodicity_coefficient",
     "fundamental_matrix", "hockey_stick_discrete", "iter_privatize_chain",
     "parallel_adjacency", "privatize_chain", "probabilistic_delta", "profile_discrete",

@@ -1,29 +1,144 @@
-"""Input checks shared by every public function.
+"""The one input-validation layer of the package, and its boundary (``public``).
 
-Each check raises ``ValueError`` (or ``TypeError``) with a message that names the
-parameter, the offending value and the rule it breaks, e.g.
-``k=10.0 is below 3/(2*eta)=20.55 (Assumption 4)``.  Nothing is clipped and no
-NaN is returned: a guarantee computed from a bad input would be a wrong number.
+Policy (issue 10, section 2): every public function, for every input, returns a
+finite, in-domain result or raises ``ValueError`` / ``TypeError`` whose message
+names the parameter, the offending value and the rule it breaks, e.g.
+``k=10.0 is below 3/(2*eta)=20.55 (Assumption 4)``.  Nothing is clipped, coerced
+or returned as NaN: a guarantee computed from a bad input would be a wrong number.
+
+What the checks here reject, once for every module:
+
+* numbers that are not real numbers: ``bool`` (``True`` is not the number 1 here),
+  complex values (never truncated to their real part), strings and bytes (never
+  parsed), ``None``, dates and other objects;
+* Python integers too large for a double (``10**400``), NaN and infinities;
+* ragged nested lists, a 0-d value where an array is meant, and an array where
+  one number is meant;
+* seeds that are not ``None``, an int, a ``SeedSequence`` or a ``Generator``
+  (``rng=True`` is an error, not seed 1); sizes that are not whole numbers
+  (``size=1.7``, ``size='3'``).
+
+``public`` is the package boundary: every public function is wrapped by it.  Inside
+it, any ``RuntimeWarning``, ``IntegrationWarning`` or ``ComplexWarning`` is an error,
+and a non-finite result is refused, so neither a stray warning nor a NaN can reach
+a user.  The functions fix such root causes in their bodies (log-space arithmetic,
+rescaling); the boundary only guarantees that a case nobody foresaw fails loudly,
+with a ``ValueError`` naming every argument, instead of returning a wrong number.
+Book: chapter "Private transition matrices" (the policy) and every chapter's code.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+import numbers
+import reprlib
+import warnings
+
 import numpy as np
+from scipy.integrate import IntegrationWarning
+
+#: Largest number of entries of an array a function may take or allocate (2**28 doubles =
+#: 2 GiB); beyond it the call is refused instead of failing with MemoryError.
+MAX_ELEMENTS = 2**28
+#: The smallest positive normal double: parameters below it lose precision as subnormals.
+TINY = float(np.finfo(float).tiny)
+
+_short = reprlib.Repr()
+_short.maxstring = 60
+_short.maxother = 60
+_short.maxlist = _short.maxtuple = 6
+
+
+def show(value) -> str:
+    """A short repr of ``value`` for an error message (arrays are abbreviated)."""
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, threshold=6, edgeitems=2, max_line_width=70)
+    return _short.repr(value)
 
 
 def _first_bad(values: np.ndarray, bad: np.ndarray):
     """The first offending entry of ``values`` where the mask ``bad`` is true."""
-    return np.broadcast_to(values, bad.shape)[bad].flat[0].item()
+    value = np.broadcast_to(values, np.shape(bad))[bad].flat[0]
+    return value.item() if hasattr(value, "item") else value
+
+
+# ------------------------------------------------------------------ numbers and arrays
+def _real_float_array(name: str, value) -> np.ndarray:
+    """``value`` as a float array, refusing everything that is not a real number."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}={value!r} is a bool: a number is meant here")
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name}={value!r} is a string: pass a number, not text")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")        # e.g. numpy's ragged-array deprecation
+            arr = np.asarray(value)
+    except (ValueError, TypeError, Warning) as err:
+        raise ValueError(f"{name}={show(value)} is not a rectangular array of numbers "
+                         f"(nested lists of unequal length?): {err}") from err
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(f"{name}={show(value)} is boolean: numbers are meant here")
+    if kind == "c":
+        raise TypeError(f"{name}={show(value)} is complex: a real number is meant "
+                        "(the imaginary part is never dropped silently)")
+    if kind in "USa":
+        raise TypeError(f"{name}={show(value)} holds text: pass numbers, not strings")
+    if kind in "mMV":
+        raise TypeError(f"{name}={show(value)} has dtype {arr.dtype}: numbers are meant")
+    if kind == "O":
+        flat = arr.ravel()
+        for item in flat:
+            if (isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Real)):
+                raise TypeError(f"{name} contains {show(item)} ({type(item).__name__}): "
+                                "every entry must be a real number")
+        out = np.empty(arr.shape, dtype=float)
+        for i, item in enumerate(flat):
+            try:
+                out.flat[i] = float(item)
+            except OverflowError as err:
+                raise ValueError(f"{name} contains the integer {show(item)}, too large for a "
+                                 "double (the largest is about 1.8e308)") from err
+        return out
+    if kind not in "iuf":
+        raise TypeError(f"{name}={show(value)} has dtype {arr.dtype}: numbers are meant")
+    with np.errstate(over="ignore"):               # float128 beyond 1.8e308 -> inf, caught below
+        return arr.astype(float, copy=False)
 
 
 def as_float_array(name: str, value) -> np.ndarray:
-    """``value`` as a float array; rejects NaN and infinities."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name}={value!r} is not numeric") from err
+    """``value`` as a float array of real, finite numbers (see the module docstring)."""
+    arr = _real_float_array(name, value)
     if arr.size and not np.all(np.isfinite(arr)):
         bad = _first_bad(arr, ~np.isfinite(arr))
         raise ValueError(f"{name} contains {bad!r}: every entry must be finite")
+    if arr.size > MAX_ELEMENTS:
+        raise ValueError(f"{name} has {arr.size} entries: at most {MAX_ELEMENTS} are handled")
+    return arr
+
+
+def scalar(name: str, value) -> float:
+    """One real, finite number (an array of shape () only)."""
+    arr = as_float_array(name, value)
+    if arr.ndim != 0:
+        raise ValueError(f"{name}={show(value)} has shape {arr.shape}: one number is meant")
+    return float(arr)
+
+
+def array(name: str, value, *, min_ndim: int = 1, max_ndim: int | None = None) -> np.ndarray:
+    """A float array of real, finite numbers with ``min_ndim <= ndim <= max_ndim``.
+
+    A 0-d value where a vector is meant is an error (it would otherwise fail later
+    with an ``IndexError``), as is an empty last axis.
+    """
+    arr = as_float_array(name, value)
+    if arr.ndim < min_ndim:
+        what = "a vector" if min_ndim == 1 else f"an array with at least {min_ndim} axes"
+        raise ValueError(f"{name}={show(value)} has shape {arr.shape}: {what} is meant")
+    if max_ndim is not None and arr.ndim > max_ndim:
+        raise ValueError(f"{name} has shape {arr.shape}: at most {max_ndim} axes are allowed")
+    if arr.ndim and arr.shape[-1] == 0:
+        raise ValueError(f"{name} has shape {arr.shape}: it is empty")
     return arr
 
 
@@ -34,6 +149,15 @@ def positive(name: str, value) -> np.ndarray:
     if np.any(bad):
         raise ValueError(f"{name}={_first_bad(arr, bad)!r} must be > 0")
     return arr
+
+
+def at_least_tiny(name: str, value: np.ndarray, derived: np.ndarray, what: str) -> None:
+    """Refuse a ``value`` whose ``derived`` parameters fall below the smallest normal double."""
+    bad = derived < TINY
+    if np.any(bad):
+        raise ValueError(f"{name}={_first_bad(np.broadcast_to(value, bad.shape), bad)!r} gives "
+                         f"{what}={_first_bad(derived, bad)!r}, below the smallest normal double "
+                         f"{TINY:.3g}: too small to compute with")
 
 
 def integer_at_least(name: str, value, lowest: int) -> np.ndarray:
@@ -48,6 +172,88 @@ def integer_at_least(name: str, value, lowest: int) -> np.ndarray:
     return arr
 
 
+def whole(name: str, value, lowest: int, *, highest: int | None = None) -> int:
+    """One Python int >= ``lowest``: an int or a numpy integer, never a bool, float or text."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}={show(value)} must be an int (a whole number >= {lowest}); "
+                        f"got {type(value).__name__}")
+    v = int(value)
+    if v < lowest:
+        raise ValueError(f"{name}={v!r} must be a whole number >= {lowest}")
+    if highest is not None and v > highest:
+        raise ValueError(f"{name}={v!r} must be at most {highest}")
+    return v
+
+
+def length(name: str, n: int) -> int:
+    """A length ``n`` of an array to build: at most ``MAX_ELEMENTS`` (no hang, no MemoryError)."""
+    if n > MAX_ELEMENTS:
+        raise ValueError(f"{name}={n!r} would build an array of {n} entries: at most "
+                         f"{MAX_ELEMENTS} are handled")
+    return n
+
+
+def flag(name: str, value) -> bool:
+    """A bool (``True``/``False``), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}={show(value)} must be True or False")
+    return bool(value)
+
+
+def choice(name: str, value, options) -> str:
+    """One of the strings ``options``."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name}={show(value)} must be one of {', '.join(map(repr, options))}")
+    return value
+
+
+def size_shape(size, *, lowest: int = 1, per_draw: int = 1) -> tuple:
+    """``size`` of a sampler as a shape: None -> (), an int -> (size,), a tuple of ints.
+
+    The output (``per_draw`` numbers a draw) must fit in ``MAX_ELEMENTS`` doubles.
+    """
+    if size is None:
+        return ()
+    parts = size if isinstance(size, tuple) else (size,)
+    shape = tuple(whole("size", s, lowest) for s in parts)
+    total = int(np.prod(shape, dtype=object)) * per_draw
+    if total > MAX_ELEMENTS:
+        raise ValueError(f"size={size!r} asks for {total} numbers: at most {MAX_ELEMENTS} "
+                         "(2 GiB) per call")
+    return shape
+
+
+def generator(rng) -> np.random.Generator:
+    """The seed rule: None -> fresh OS entropy; an int >= 0 or a SeedSequence -> seeded;
+    a Generator as is.  A bool is an error (``rng=True`` is not seed 1)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"rng={rng!r} is a bool: pass None (fresh entropy), an int seed, "
+                        "a SeedSequence or a numpy.random.Generator")
+    if isinstance(rng, (int, np.integer)) and rng < 0:
+        raise ValueError(f"rng={rng!r}: an int seed must be >= 0")
+    if rng is None or isinstance(rng, (int, np.integer, np.random.SeedSequence)):
+        return np.random.default_rng(rng)
+    raise TypeError(f"rng={show(rng)} must be None, an int seed, a SeedSequence or a "
+                    "numpy.random.Generator")
+
+
+def bool_matrix(name: str, value, shape: tuple) -> np.ndarray:
+    """A boolean array of exactly ``shape`` (e.g. a support or feasibility mask)."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{name}={show(value)} is not a rectangular boolean array") from err
+    if arr.dtype != bool:
+        raise TypeError(f"{name} must be a boolean array (True = possible), got dtype "
+                        f"{arr.dtype}")
+    if arr.shape != tuple(shape):
+        raise ValueError(f"{name} has shape {arr.shape}: expected {tuple(shape)}")
+    return arr
+
+
+# ------------------------------------------------------------------ the paper's data
 def counts_array(name: str, counts, *, min_categories: int = 2) -> np.ndarray:
     """Category counts along the last axis: finite, non-negative whole numbers.
 
@@ -56,7 +262,7 @@ def counts_array(name: str, counts, *, min_categories: int = 2) -> np.ndarray:
     """
     arr = as_float_array(name, counts)
     if arr.ndim == 0:
-        raise ValueError(f"{name}={counts!r} must be an array of counts, one per category")
+        raise ValueError(f"{name}={show(counts)} must be an array of counts, one per category")
     if arr.shape[-1] < min_categories:
         raise ValueError(
             f"{name} has {arr.shape[-1]} categories: at least {min_categories} are needed")
@@ -67,12 +273,25 @@ def counts_array(name: str, counts, *, min_categories: int = 2) -> np.ndarray:
     if np.any(bad):
         raise ValueError(
             f"{name} contains {_first_bad(arr, bad)!r}: counts must be whole numbers")
-    totals = arr.sum(axis=-1)
+    if arr.size == 0:
+        raise ValueError(f"{name} has shape {arr.shape}: there is no count vector in it")
+    with np.errstate(over="ignore"):              # an overflowing total is still > 0
+        totals = arr.sum(axis=-1)
     if np.any(totals == 0):
         where = np.argwhere(np.atleast_1d(totals == 0))[0]
         at = "" if arr.ndim == 1 else f" at index {tuple(int(i) for i in where)}"
         raise ValueError(f"{name}{at} sums to 0: an empty database has no count vector (eq. 3)")
     return arr
+
+
+def proportions(arr: np.ndarray) -> np.ndarray:
+    """counts / N along the last axis, also when N overflows (counts near 1e308)."""
+    with np.errstate(over="ignore"):
+        total = arr.sum(axis=-1, keepdims=True)
+    if np.all(np.isfinite(total)):
+        return arr / total
+    scaled = arr / arr.max(axis=-1, keepdims=True)
+    return scaled / scaled.sum(axis=-1, keepdims=True)
 
 
 def eta_ok(eta) -> np.ndarray:
@@ -126,3 +345,66 @@ def design_ok(eta: np.ndarray, N: np.ndarray, n: np.ndarray) -> None:
             f"no count vector of N={_first_bad(N, bad):.0f} records in n={_first_bad(n, bad):.0f} "
             f"categories has every count >= eta*N with eta={_first_bad(eta, bad)!r} "
             "(Assumption 3 cannot hold)")
+
+
+# ------------------------------------------------------------------ the boundary
+#: Warnings that must never reach a user: inside ``public`` they are errors.
+NUMERIC_WARNINGS = (RuntimeWarning, IntegrationWarning, np.exceptions.ComplexWarning)
+
+
+class NumericalFailure(ValueError):
+    """A public function met a case it cannot compute in double precision."""
+
+
+def _all_finite(result) -> bool:
+    """Whether every number in ``result`` (array, float, tuple of them) is finite."""
+    if isinstance(result, (bool, np.bool_, str, bytes)) or result is None:
+        return True
+    if isinstance(result, (float, np.floating, np.ndarray)):
+        arr = np.asarray(result)
+        return arr.dtype.kind not in "fc" or bool(np.all(np.isfinite(arr)))
+    if isinstance(result, tuple):
+        return all(_all_finite(r) for r in result)
+    return True
+
+
+def public(func=None, *, finite: bool = True):
+    """Decorator for every public function: the package boundary of the policy above.
+
+    Calls ``func`` with numeric warnings (``NUMERIC_WARNINGS``) raised as errors and
+    numpy's floating-point errors reported (``np.errstate(over, invalid, divide)``
+    as warnings, hence errors, unless the body handles them itself).  A warning,
+    an ``OverflowError``/``ZeroDivisionError``/``FloatingPointError`` or (with
+    ``finite=True``) a result holding NaN or an infinity becomes a
+    ``NumericalFailure`` (a ``ValueError``) that names every argument and value.
+    """
+    if func is None:
+        return functools.partial(public, finite=finite)
+    signature = inspect.signature(func)
+
+    def failure(args, kwargs, what):
+        try:
+            bound = signature.bind(*args, **kwargs)
+            shown = ", ".join(f"{k}={show(v)}" for k, v in bound.arguments.items())
+        except TypeError:
+            shown = ", ".join([show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()])
+        return NumericalFailure(f"{func.__name__}({shown}): {what}; no finite result in double "
+                                "precision for these arguments (every result must be finite)")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with warnings.catch_warnings():
+            for category in NUMERIC_WARNINGS:
+                warnings.simplefilter("error", category)
+            try:
+                result = func(*args, **kwargs)
+            except NUMERIC_WARNINGS as err:
+                raise failure(args, kwargs, f"{type(err).__name__}: {err}") from err
+            except (OverflowError, ZeroDivisionError, FloatingPointError) as err:
+                raise failure(args, kwargs, f"{type(err).__name__}: {err}") from err
+        if finite and not _all_finite(result):
+            raise failure(args, kwargs, "the result is not finite")
+        return result
+
+    wrapper.__signature__ = signature
+    return wrapper

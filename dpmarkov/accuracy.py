@@ -21,6 +21,8 @@ from scipy.special import betainc, betaincc, digamma, gammaln, xlogy
 from . import _checks
 
 _SERIES_FROM = 10.0
+#: k_for_kl searches log k in this range (k from about 1e-290 to 1e290).
+_LOG_K_LOW, _LOG_K_HIGH = -668.0, 668.0
 # psi(x) - log x = -1/(2x) - sum_j B_2j / (2j x^2j)
 _PSI_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
 # log Gamma(x) - Stirling = sum_j B_2j / (2j (2j - 1) x^(2j - 1))
@@ -63,9 +65,9 @@ def _scalar_or_array(out):
 
 def _probability_vector(C) -> np.ndarray:
     """A count vector (or stack) with every entry > 0 that sums to 1 (eq. 3)."""
-    C = _checks.as_float_array("C", C)
-    if C.ndim == 0 or C.shape[-1] < 2:
-        raise ValueError(f"C={C!r} must be a vector of at least 2 probabilities")
+    C = _checks.array("C", C)
+    if C.shape[-1] < 2:
+        raise ValueError(f"C={_checks.show(C)} must be a vector of at least 2 probabilities")
     bad = C <= 0
     if np.any(bad):
         raise ValueError(f"C contains {float(C[bad].flat[0])!r}: every entry must be > 0 "
@@ -95,6 +97,35 @@ def _records(N, n):
     return N, n
 
 
+def _eq8(k, C, weights=None):
+    """Eq. (8) along the last axis of C (k broadcasts against C[..., i]).
+
+    E[KL] = r(k) - sum_i w_i C_i r(k C_i), with multiplicities w_i (default 1).  For
+    k C_i < 1e-300, psi(x) ~ -1/x overflows; there psi(x) = psi(x + 1) - 1/x gives
+    E[KL] = psi(k+1) - sum_i w_i C_i psi(k C_i + 1) + (n-1)/k + sum_i w_i C_i log C_i
+    with n = sum_i w_i, which has no overflow until (n-1)/k itself exceeds 1.8e308.
+    """
+    w = np.ones(C.shape[-1]) if weights is None else weights
+    kmin = k * C.min(axis=-1)
+    tiny = kmin < 1e-300
+    ks = np.where(tiny, 1.0, k)[..., None]
+    regular = _psi_minus_log(ks[..., 0]) - np.sum(w * C * _psi_minus_log(ks * C), axis=-1)
+    if not np.any(tiny):
+        return regular
+    kt = np.where(tiny, k, 1.0)
+    n = np.sum(np.broadcast_to(w, C.shape), axis=-1)
+    with np.errstate(over="ignore"):
+        small = (digamma(kt + 1) - np.sum(w * C * digamma(kt[..., None] * C + 1), axis=-1)
+                 + (n - 1) / kt + np.sum(w * xlogy(C, C), axis=-1))
+    out = np.where(tiny, small, regular)
+    if not np.all(np.isfinite(out)):
+        bad = _checks._first_bad(np.broadcast_to(k, out.shape), ~np.isfinite(out))
+        raise ValueError(f"k={bad!r} is so small that E[KL] ~ (n-1)/k exceeds the largest "
+                         "double (1.8e308)")
+    return out
+
+
+@_checks.public
 def expected_kl(C, k):
     """E[ KL(C || C~) ] for C~ ~ Dir(k C): Theorem 2, eq. (8).
 
@@ -108,18 +139,24 @@ def expected_kl(C, k):
     Book: chapter "Expected KL divergence".
     """
     C = _probability_vector(C)
-    k, kk = _k_last_axis(k)
-    out = _psi_minus_log(k) - np.sum(C * _psi_minus_log(kk * C), axis=-1)
-    return _scalar_or_array(out)
+    k, _ = _k_last_axis(k)
+    try:
+        kb, Cb = np.broadcast_arrays(k[..., None] if k.ndim else k, C)
+    except ValueError as err:
+        raise ValueError(f"k has shape {k.shape} and C {C.shape}: they do not broadcast "
+                         "(one k per count vector)") from err
+    return _scalar_or_array(_eq8(kb[..., 0], Cb))
 
 
 def _kl_at_vertex(k, N, n, m):
     """eq. (8) at the count vector with m records in n-1 categories and N-(n-1)m in the last."""
-    small, big = m / N, (N - (n - 1) * m) / N
-    return (_psi_minus_log(k) - (n - 1) * small * _psi_minus_log(k * small)
-            - big * _psi_minus_log(k * big))
+    k, N, n, m = np.broadcast_arrays(k, N, n, m)
+    C = np.stack([m / N, (N - (n - 1) * m) / N], axis=-1)
+    w = np.stack([n - 1, np.ones_like(n)], axis=-1)
+    return _eq8(k, C, w)
 
 
+@_checks.public
 def kl_bound(k, N, n):
     """Corollary 1: the largest E[KL] over count vectors of N records in n categories.
 
@@ -136,6 +173,7 @@ def kl_bound(k, N, n):
     return _scalar_or_array(_kl_at_vertex(k, N, n, 1.0))
 
 
+@_checks.public
 def kl_bound_bordered(k, N, n, eta):
     """The largest E[KL] over the count vectors allowed by Assumption 3.
 
@@ -153,6 +191,7 @@ def kl_bound_bordered(k, N, n, eta):
     return _scalar_or_array(_kl_at_vertex(k, N, n, m))
 
 
+@_checks.public
 def k_for_kl(target, N, n, *, eta=None):
     """The smallest k whose worst-case E[KL] is at most ``target`` (inverse of Corollary 1).
 
@@ -185,16 +224,23 @@ def k_for_kl(target, N, n, *, eta=None):
             return bound(np.exp(logk), NN[i], nn[i], ee[i]) - t[i]
         # E[KL] ~ (n-1)/k for small k and ~ (n-1)/(2k) for large k: start near
         # k = (n-1)/target and widen the bracket until the sign changes.
-        guess = np.log((nn[i] - 1) / t[i])
+        guess = np.clip(np.log(nn[i] - 1) - np.log(t[i]), _LOG_K_LOW + 2, _LOG_K_HIGH - 2)
         lo, hi = guess - 2.0, guess + 2.0
         while f(lo) <= 0:
             lo -= 2.0
+            if lo < _LOG_K_LOW:
+                raise ValueError(f"target={float(t[i])!r} needs k below {np.exp(_LOG_K_LOW):.3g} "
+                                 "(beyond double precision): no such k can be computed")
         while f(hi) > 0:
             hi += 2.0
+            if hi > _LOG_K_HIGH:
+                raise ValueError(f"target={float(t[i])!r} is so small that k would exceed "
+                                 f"{np.exp(_LOG_K_HIGH):.3g} (beyond double precision)")
         out[i] = np.exp(brentq(f, lo, hi, xtol=1e-15, rtol=1e-14, maxiter=500))
     return _scalar_or_array(out.reshape(shape))
 
 
+@_checks.public
 def coordinate_variance(C, k):
     """Var(C~_i) = C_i (1 - C_i) / (k + 1) for C~ ~ Dir(k C) (Definition 5), every coordinate.
 
@@ -209,6 +255,7 @@ def coordinate_variance(C, k):
     return C * (1 - C) / (kk + 1)
 
 
+@_checks.public
 def expected_l1(C, k):
     """E||C~ - C||_1 for C~ ~ Dir(k C), exactly: an L1 companion of Theorem 2.
 
@@ -221,12 +268,16 @@ def expected_l1(C, k):
     """
     C = _probability_vector(C)
     _, kk = _k_last_axis(k)
-    a, b = kk * C, kk * (1 - C)
-    mad = (np.sqrt(2 / np.pi) * np.sqrt(C * (1 - C) / kk)
-           * np.exp(_lgamma_remainder(kk) - _lgamma_remainder(a) - _lgamma_remainder(b)))
-    return _scalar_or_array(mad.sum(axis=-1))
+    big = C > 0.5                         # at most one per vector: 1 - C_i from the others
+    rest = np.where(big, np.sum(np.where(big, 0.0, C), axis=-1, keepdims=True), 1 - C)
+    a, b = kk * C, kk * rest
+    _checks.at_least_tiny("k", kk, np.minimum(a, b), "a Beta parameter k*C_i or k*(1-C_i)")
+    log_mad = (0.5 * (np.log(2 / np.pi) + np.log(C) + np.log(rest) - np.log(kk))
+               + _lgamma_remainder(kk) - _lgamma_remainder(a) - _lgamma_remainder(b))
+    return _scalar_or_array(np.exp(log_mad).sum(axis=-1))
 
 
+@_checks.public
 def expected_tv(C, k):
     """E[TV(C, C~)] = E||C~ - C||_1 / 2 for C~ ~ Dir(k C), exactly (see ``expected_l1``).
 
@@ -237,6 +288,7 @@ def expected_tv(C, k):
     return _scalar_or_array(0.5 * np.asarray(expected_l1(C, k)))
 
 
+@_checks.public
 def expected_tv_bound(k, n):
     """A bound on E[TV(C, C~)] that does not depend on C: sqrt((n-1)/(k+1)) / 2.
 
@@ -247,9 +299,10 @@ def expected_tv_bound(k, n):
     """
     k = _checks.positive("k", k)
     n = _checks.integer_at_least("n", n, 2)
-    return _scalar_or_array(0.5 * np.sqrt((n - 1) / (k + 1)))
+    return _scalar_or_array(0.5 * np.sqrt(n - 1) / np.sqrt(k + 1))
 
 
+@_checks.public
 def tail_bound(C, k, t):
     """An upper bound on P(max_i |C~_i - C_i| >= t) for C~ ~ Dir(k C).
 
@@ -269,6 +322,7 @@ def tail_bound(C, k, t):
     return _scalar_or_array(np.minimum((lower + upper).sum(axis=-1), 1.0))
 
 
+@_checks.public
 def tail_bound_subgaussian(k, n, t):
     """A C-free bound on P(max_i |C~_i - C_i| >= t): min(1, 2 n exp(-2 (k+1) t^2)).
 
@@ -281,17 +335,47 @@ def tail_bound_subgaussian(k, n, t):
     k = _checks.positive("k", k)
     n = _checks.integer_at_least("n", n, 2)
     t = _checks.positive("t", t)
-    return _scalar_or_array(np.minimum(2 * n * np.exp(-2 * (k + 1) * t * t), 1.0))
+    with np.errstate(over="ignore"):      # (k+1) t^2 = inf only makes the bound 0
+        log_bound = np.log(2.0) + np.log(n) - 2 * (k + 1) * t * t
+    return _scalar_or_array(np.minimum(np.exp(log_bound), 1.0))
 
 
+@_checks.public
 def kl_divergence(p, q):
     """KL(p || q) = sum_i p_i log(p_i / q_i) along the last axis, with 0 log 0 = 0.
 
     The divergence whose mean Theorem 2 computes, for Monte Carlo checks of eq. (8).
     Book: chapter "Expected KL divergence".
     """
-    p = _checks.as_float_array("p", p)
-    q = _checks.as_float_array("q", q)
+    p = _distribution("p", p)
+    q = _distribution("q", q)
+    if p.shape[-1] != q.shape[-1]:
+        raise ValueError(f"p has {p.shape[-1]} entries per vector and q {q.shape[-1]}: "
+                         "KL compares two distributions on the same categories")
+    try:
+        pb, qb = np.broadcast_arrays(p, q)
+    except ValueError as err:
+        raise ValueError(f"p has shape {p.shape} and q {q.shape}: they do not broadcast") from err
+    missing = (qb == 0) & (pb > 0)
+    if np.any(missing):
+        i = tuple(int(v) for v in np.argwhere(missing)[0])
+        raise ValueError(f"q{list(i)}=0 where p{list(i)}={pb[i]!r} > 0: KL(p || q) is infinite")
     with np.errstate(divide="ignore"):
-        out = np.sum(xlogy(p, p) - xlogy(p, q), axis=-1)
-    return out
+        out = np.sum(xlogy(pb, pb) - xlogy(pb, qb), axis=-1)
+    # KL >= 0 exactly (Gibbs' inequality): a negative value is rounding of a true 0-ish value
+    return _scalar_or_array(np.maximum(out, 0.0))
+
+
+def _distribution(name: str, p) -> np.ndarray:
+    """Probability vectors along the last axis: entries >= 0 summing to 1 (within 1e-9)."""
+    arr = _checks.array(name, p)
+    bad = arr < 0
+    if np.any(bad):
+        raise ValueError(f"{name} contains {_checks._first_bad(arr, bad)!r}: probabilities "
+                         "are >= 0")
+    sums = arr.sum(axis=-1)
+    bad = np.abs(sums - 1) > 1e-9
+    if np.any(bad):
+        raise ValueError(f"{name} sums to {_checks._first_bad(sums, bad)!r}: a probability "
+                         "vector sums to 1")
+    return arr

@@ -8,12 +8,14 @@ Conventions
 -----------
 * ``counts[i, j]`` is the number of observed transitions i -> j; row i is the
   database D_i of the paper and N_i = counts[i].sum().
-* The *support* of row i is the set of j with counts[i, j] > 0.  Assumption 6
-  says every feasible transition was observed, so the support IS the set of
-  feasible transitions, which we treat as public knowledge.  Algorithm 2 then
-  draws row i from a Dirichlet on its support: unobserved (infeasible)
-  transitions stay exactly 0, and the row is a Dirichlet mechanism with
-  n_i = |support| categories (Theorem 1 and Corollary 1 are applied with n_i).
+* The *support* is the set of transitions that can occur, a boolean n x n
+  array fixed before the data are seen (public knowledge, e.g. a road network).
+  Algorithm 2 (``privatize_chain``) takes it as a required argument: row i is
+  drawn from a Dirichlet on its support (n_i = |support of row i| categories,
+  Theorem 1 and Corollary 1 are applied with n_i) and the transitions outside it
+  are exactly 0.  Data outside the support or a zero count inside it is an
+  error: a support read off the data (``counts > 0``) would be published
+  exactly, a leak no k can hide (book: "Private transition matrices").
 * Seeds (``rng=0``) are for teaching and testing only; a real release uses the
   default ``rng=None`` (fresh OS entropy).
 """
@@ -24,7 +26,7 @@ from scipy.sparse.csgraph import connected_components
 
 from . import _checks
 from .accuracy import kl_bound
-from .mechanism import _generator
+from .mechanism import sample_dirichlet
 
 #: Rows of a stochastic matrix must sum to 1 within this absolute tolerance.
 ROW_SUM_ATOL = 1e-9
@@ -39,35 +41,30 @@ GTH_BATCH = 16
 
 # --------------------------------------------------------------------------- counts
 def _states(name: str, value, n: int) -> np.ndarray:
-    arr = np.asarray(value)
+    """States 0..n-1 (ints, or whole floats), flattened; bools, text and NaN are refused."""
+    arr = _checks.as_float_array(name, value)
     if arr.size == 0:
         return arr.astype(np.intp).ravel()
-    if not (np.issubdtype(arr.dtype, np.integer)
-            or (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)))):
-        raise ValueError(f"{name} contains non-integer states ({float(arr.ravel()[0])!r}): "
+    bad = arr != np.round(arr)
+    if np.any(bad):
+        raise ValueError(f"{name} contains the non-integer state {_checks._first_bad(arr, bad)!r}: "
                          "states are integers 0..n-1")
     bad = (arr < 0) | (arr >= n)
     if np.any(bad):
-        raise ValueError(f"{name} contains state {int(arr[bad].ravel()[0])}: states must lie in "
-                         f"0..{n - 1} (n={n})")
+        raise ValueError(f"{name} contains state {_checks._first_bad(arr, bad):.0f}: states must "
+                         f"lie in 0..{n - 1} (n={n})")
     return arr.astype(np.intp).ravel()
 
 
-def _whole(name: str, value, lowest: int) -> int:
-    """A Python int >= lowest (a whole-number float is accepted)."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}={value!r} must be a whole number >= {lowest}") from err
-    if not np.isfinite(v) or v != round(v) or v < lowest:
-        raise ValueError(f"{name}={value!r} must be a whole number >= {lowest}")
-    return int(v)
+#: The largest number of states (an n x n matrix of doubles then takes 16 GiB).
+MAX_STATES = int(np.sqrt(_checks.MAX_ELEMENTS))
 
 
 def _n_states(n) -> int:
-    return _whole("n", n, 1)
+    return _checks.whole("n", n, 1, highest=MAX_STATES)
 
 
+@_checks.public
 def transition_counts_from_pairs(from_states, to_states, n) -> np.ndarray:
     """Count matrix from paired observations: counts[i, j] = #{t : from_t = i, to_t = j}.
 
@@ -85,6 +82,7 @@ def transition_counts_from_pairs(from_states, to_states, n) -> np.ndarray:
     return np.bincount(a * n + b, minlength=n * n).reshape(n, n).astype(float)
 
 
+@_checks.public
 def transition_counts(sequences, n) -> np.ndarray:
     """Count matrix of the transitions in one state sequence or a list of sequences.
 
@@ -122,11 +120,13 @@ def transition_counts(sequences, n) -> np.ndarray:
 # --------------------------------------------------------------------------- checks
 def _square(name: str, value) -> np.ndarray:
     arr = _checks.as_float_array(name, value)
-    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
-        raise ValueError(f"{name} has shape {arr.shape}: expected a square matrix (..., n, n)")
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] == 0:
+        raise ValueError(f"{name} has shape {arr.shape}: expected a square matrix (..., n, n) "
+                         "with n >= 1")
     return arr
 
 
+@_checks.public
 def check_counts(counts) -> np.ndarray:
     """Validate a transition count matrix: square, whole numbers >= 0, every row with data.
 
@@ -143,7 +143,7 @@ def check_counts(counts) -> np.ndarray:
     bad = arr != np.round(arr)
     if np.any(bad):
         raise ValueError(f"counts contains {arr[bad][0]!r}: counts must be whole numbers")
-    empty = np.flatnonzero(arr.sum(axis=1) == 0)
+    empty = np.flatnonzero(~np.any(arr > 0, axis=1))
     if empty.size:
         raise ValueError(
             f"row {int(empty[0])} of counts is all zero: state {int(empty[0])} was never left, "
@@ -152,6 +152,7 @@ def check_counts(counts) -> np.ndarray:
     return arr
 
 
+@_checks.public
 def check_feasible_observed(counts, feasible=None) -> np.ndarray:
     """Assumption 6: in every D_i, every feasible transition occurred at least once.
 
@@ -166,10 +167,7 @@ def check_feasible_observed(counts, feasible=None) -> np.ndarray:
     arr = check_counts(counts)
     if feasible is None:
         return arr
-    mask = np.asarray(feasible)
-    if mask.shape != arr.shape or mask.dtype != bool:
-        raise ValueError(f"feasible must be a boolean array of shape {arr.shape}, "
-                         f"got dtype {mask.dtype} and shape {mask.shape}")
+    mask = _checks.bool_matrix("feasible", feasible, arr.shape)
     missing = mask & (arr == 0)
     if np.any(missing):
         i, j = (int(v) for v in np.argwhere(missing)[0])
@@ -197,6 +195,7 @@ def _closed_class_message(pattern: np.ndarray) -> str:
     return f"{ncomp} communicating classes"  # pragma: no cover (a finite chain has a closed class)
 
 
+@_checks.public
 def check_irreducible(P) -> np.ndarray:
     """Assumption 5: every state reaches every other (one strongly connected class).
 
@@ -222,6 +221,7 @@ def check_irreducible(P) -> np.ndarray:
     return arr
 
 
+@_checks.public
 def check_stochastic(P) -> np.ndarray:
     """P is in S_n (Section 2.1): entries >= 0, rows sum to 1 (within ``ROW_SUM_ATOL``).
 
@@ -232,7 +232,8 @@ def check_stochastic(P) -> np.ndarray:
     bad = arr < 0
     if np.any(bad):
         raise ValueError(f"P contains {arr[bad][0]!r}: a transition matrix has entries >= 0")
-    sums = arr.sum(axis=-1)
+    with np.errstate(over="ignore"):           # an overflowing row sum is simply not 1
+        sums = arr.sum(axis=-1)
     bad = np.abs(sums - 1) > ROW_SUM_ATOL
     if np.any(bad):
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -242,21 +243,65 @@ def check_stochastic(P) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- Algorithm 2
-def _row_design(counts, k, eta):
-    """Validated counts, per-row k (shape (n,)) and Dirichlet parameters k_i C_ij."""
+def _row_design(counts, k, eta, support=None):
+    """Validated counts, per-row k (shape (n,)) and Dirichlet parameters k_i C_ij.
+
+    With ``support`` (Algorithm 2's public support) the counts must be positive
+    exactly on it; the parameters are 0 outside it.
+    """
     arr = check_counts(counts)
     n = arr.shape[0]
+    if support is not None:
+        check_support(arr, support)
     k_arr = _checks.positive("k", k)
     if k_arr.ndim > 1 or (k_arr.ndim == 1 and k_arr.shape[0] != n):
         raise ValueError(f"k has shape {k_arr.shape}: give one k or one per row ({n},)")
     k_rows = np.broadcast_to(k_arr, (n,)).astype(float)
-    N = arr.sum(axis=1)
-    C = arr / N[:, None]
+    C = _checks.proportions(arr)
     if eta is not None:
-        eta_rows = np.broadcast_to(_checks.eta_ok(eta), (n,))
+        eta_arr = _checks.eta_ok(eta)
+        if eta_arr.ndim > 1 or (eta_arr.ndim == 1 and eta_arr.shape[0] != n):
+            raise ValueError(f"eta has shape {eta_arr.shape}: give one eta or one per row ({n},)")
+        eta_rows = np.broadcast_to(eta_arr, (n,))
         check_support_border(arr, eta_rows)
         _checks.k_meets_assumption_4(k_rows, eta_rows)
-    return arr, k_rows, k_rows[:, None] * C
+    alpha = k_rows[:, None] * C
+    small = (arr > 0) & (alpha < _checks.TINY)
+    if np.any(small):
+        i = int(np.argwhere(small)[0][0])
+        raise ValueError(f"k={k_rows[i]!r} (row {i}) gives a Dirichlet parameter k_i*C_ij="
+                         f"{alpha[small][0]!r} below the smallest normal double "
+                         f"{_checks.TINY:.3g}: k is too small to compute with")
+    return arr, k_rows, alpha
+
+
+@_checks.public
+def check_support(counts, support) -> np.ndarray:
+    """Algorithm 2's public support: ``support[i, j]`` is True iff transition i -> j may occur.
+
+    The support must be fixed before the data are seen (e.g. from the road network):
+    Algorithm 2 publishes it exactly (entries outside it are exactly 0), so a support
+    read off the counts would publish which transitions occurred, which no choice
+    of k protects (book: "Private transition matrices", the support attack).  Data
+    outside the support, or a zero count inside it (Assumption 6: every feasible
+    transition was observed; Dir needs C_ij > 0), raise ``ValueError``.  Returns
+    the support as a boolean array.
+    """
+    arr = check_counts(counts)
+    mask = _checks.bool_matrix("support", support, arr.shape)
+    outside = ~mask & (arr > 0)
+    if np.any(outside):
+        i, j = (int(v) for v in np.argwhere(outside)[0])
+        raise ValueError(f"counts[{i}, {j}]={arr[i, j]:.0f} lies outside the support "
+                         f"(support[{i}, {j}]=False): the support is fixed before the data are "
+                         "seen, and data outside it cannot be released by Algorithm 2")
+    zero = mask & (arr == 0)
+    if np.any(zero):
+        i, j = (int(v) for v in np.argwhere(zero)[0])
+        raise ValueError(f"counts[{i}, {j}]=0 inside the support (support[{i}, {j}]=True): "
+                         "every transition of the support needs a count > 0 (Assumption 6; "
+                         "Dir(k C) is undefined for C_ij = 0)")
+    return mask
 
 
 def check_support_border(counts: np.ndarray, eta_rows: np.ndarray) -> None:
@@ -267,106 +312,131 @@ def check_support_border(counts: np.ndarray, eta_rows: np.ndarray) -> None:
     categories of their row, so they are not checked.  Raises ``ValueError`` naming
     the first count below its row's border.  Book: "Private transition matrices".
     """
-    N = counts.sum(axis=1)
-    low = (counts > 0) & (counts < eta_rows[:, None] * N[:, None] * (1 - 1e-12))
+    with np.errstate(over="ignore"):
+        N = counts.sum(axis=1)
+    if np.all(np.isfinite(N)):
+        low = (counts > 0) & (counts < eta_rows[:, None] * N[:, None] * (1 - 1e-12))
+    else:
+        low = (counts > 0) & (_checks.proportions(counts) < eta_rows[:, None] * (1 - 1e-12))
     if np.any(low):
         i, j = (int(v) for v in np.argwhere(low)[0])
         raise ValueError(
             f"counts[{i}, {j}]={counts[i, j]:.0f} is below eta*N_i={eta_rows[i] * N[i]:.6g} "
-            f"(eta={eta_rows[i]!r}, N_i={N[i]:.0f}; Assumption 3 on the support of row {i})")
+            f"(eta={float(eta_rows[i])!r}, N_i={N[i]:.0f}; Assumption 3 on the support of row {i})")
 
 
-def _draw(gen: np.random.Generator, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Fill ``out`` (b, n, n) with b private matrices: gamma variates in place, rows normalised."""
-    gen.standard_gamma(alpha, size=out.shape, out=out)
-    total = out.sum(axis=-1, keepdims=True)
-    if np.any(total == 0):  # only possible for tiny k*C (far outside Assumption 4)
-        raise ValueError("a privatized row underflowed to all zeros: k*C_ij is far too small "
-                         "(Assumption 4 asks k_i >= 3/(2 eta_i), i.e. every k_i C_ij >= 1.5)")
-    out /= total
-    return out
+def _streams(gen: np.random.Generator, alpha: np.ndarray):
+    """The generators of the gamma variates and (if the log-space sampler is needed) uniforms.
+
+    The uniforms come from a child of ``gen`` spawned once per call, so that a batch
+    of matrices consumes both streams in order and batching never changes the draws.
+    """
+    if np.all(alpha[alpha > 0] >= 1):
+        return gen, None
+    return gen, gen.spawn(1)[0]
+
+
+def _draw(streams, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Fill ``out`` (b, n, n) with b private matrices, row by row Dir(alpha_i) on the support."""
+    gen, uniforms = streams
+    return sample_dirichlet(alpha, out.shape[:1], gen, uniforms=uniforms, out=out)
 
 
 def _default_batch(n: int) -> int:
     return max(1, BATCH_BYTES // (8 * n * n))
 
 
-def iter_privatize_chain(counts, k, *, size, batch=None, rng=None, eta=None):
+@_checks.public
+def iter_privatize_chain(counts, k, *, support, size, batch=None, rng=None, eta=None):
     """Algorithm 2 in batches: yield arrays of shape ``(b, n, n)`` until ``size`` draws are made.
 
-    Same law and the same random stream as ``privatize_chain(counts, k, size=size,
-    rng=rng)``: concatenating the batches gives exactly its output for the same
-    seed.  Use it when ``size`` private matrices do not fit in memory at once
-    (e.g. 1000 x 265 x 265 doubles = 562 MB): only one batch is alive at a
-    time.  ``batch`` defaults to as many matrices as fit in 64 MiB.  Book:
-    "Private transition matrices".
+    Same law and the same random stream as ``privatize_chain(counts, k,
+    support=support, size=size, rng=rng)``: concatenating the batches gives exactly
+    its output for the same seed.  Use it when ``size`` private matrices do not fit
+    in memory at once (e.g. 1000 x 265 x 265 doubles = 562 MB): only one batch is
+    alive at a time.  ``batch`` defaults to as many matrices as fit in 64 MiB.
+    Book: "Private transition matrices".
     """
-    _, _, alpha = _row_design(counts, k, eta)           # inputs are checked at the call,
-    size = _whole("size", size, 1)                      # not at the first next()
-    batch = _default_batch(alpha.shape[0]) if batch is None else _whole("batch", batch, 1)
-    return _batches(_generator(rng), alpha, size, batch)
+    _, _, alpha = _row_design(counts, k, eta, support)  # inputs are checked at the call,
+    size = _checks.whole("size", size, 1)               # not at the first next()
+    batch = _default_batch(alpha.shape[0]) if batch is None else _checks.whole("batch", batch, 1)
+    if min(batch, size) * alpha.size > _checks.MAX_ELEMENTS:
+        raise ValueError(f"batch={batch} matrices of shape {alpha.shape} need more than "
+                         f"{_checks.MAX_ELEMENTS} doubles (2 GiB): choose a smaller batch")
+    return _batches(_streams(_checks.generator(rng), alpha), alpha, size, batch)
 
 
-def _batches(gen, alpha, size, batch):
+def _batches(streams, alpha, size, batch):
     done = 0
     while done < size:
         b = min(batch, size - done)
-        yield _draw(gen, alpha, np.empty((b,) + alpha.shape))
+        yield _draw(streams, alpha, np.empty((b,) + alpha.shape))
         done += b
 
 
-def privatize_chain(counts, k, *, rng=None, size=None, eta=None, batch=None) -> np.ndarray:
+@_checks.public
+def privatize_chain(counts, k, *, support, rng=None, size=None, eta=None,
+                    batch=None) -> np.ndarray:
     """Algorithm 2 / eq. (9): privatize every row of a transition count matrix.
 
-    Row i of the private matrix is one draw from Dir(k_i C(D_i)), with
-    C(D_i) = counts[i] / N_i the count vector of the transitions out of state i
-    (Algorithm 1 applied row by row; Theorem 3 gives the privacy of the whole).
+    Row i of the private matrix is one draw from Dir(k_i C(D_i)) on the support of
+    row i, with C(D_i) = counts[i] / N_i the count vector of the transitions out of
+    state i (Algorithm 1 applied row by row; Theorem 3 gives the privacy of the
+    whole).  The rows are drawn with the same log-space sampler as Algorithm 1
+    (``mechanism.sample_dirichlet``): no row can underflow, no entry of the support
+    is exactly 0, and no draw makes the call fail.
 
     Parameters
     ----------
     counts : (n, n) array
         Transition counts (whole numbers >= 0).  Every row needs data (an empty
-        row raises ``ValueError``: D_i is empty; Assumption 6).  Zero entries are
-        transitions never observed: by Assumption 6 they are infeasible, the
-        Dirichlet runs on the support of the row and they stay exactly 0 (so
-        the private chain has the same graph as the data, Assumption 5 is kept).
+        row raises ``ValueError``: D_i is empty; Assumption 6).
     k : float or (n,) array
         Dirichlet parameter, one for all rows or one per row (k_i).
-    rng : None, int or numpy.random.Generator
+    support : (n, n) boolean array, keyword only, required
+        The transitions that can occur, fixed *before* the data are seen (public
+        knowledge such as a road network).  Entries outside it are released as
+        exactly 0; counts outside it, or a zero count inside it, raise
+        ``ValueError`` (``check_support``).  It is required because the observed
+        support ``counts > 0`` would be published exactly: the book's support
+        attack reads a record off it at any k.
+    rng : None, int, SeedSequence or numpy.random.Generator
         ``None`` uses fresh OS entropy (a real release).  Seeds are for teaching
-        and testing only.
+        and testing only; a bool is an error.
     size : int, optional
         Number of independent private matrices: output shape ``(size, n, n)``.
         The result is allocated once; each batch of matrices is drawn straight
-        into its slice of it (one ``standard_gamma(..., out=...)`` call on the
-        broadcast parameter array, then the rows are normalised in place), so no
-        scratch memory is needed beyond the result.
+        into its slice of it.
     eta : float or (n,) array, optional
-        If given, Assumption 3 (every observed count >= eta_i N_i) and
-        Assumption 4 (k_i >= 3/(2 eta_i)) are checked on the support of each row.
+        If given, Assumption 3 (every count on the support >= eta_i N_i) and
+        Assumption 4 (k_i >= 3/(2 eta_i)) are checked.
     batch : int, optional
-        Matrices per ``standard_gamma`` call (default: as many as fit in
-        64 MiB).  The result does not depend on it: the same seed gives the same
-        matrices as one ``standard_gamma`` call on the whole
-        ``(size, n, n)`` parameter array, rows divided by their sums.
+        Matrices per sampler call (default: as many as fit in 64 MiB).  The result
+        does not depend on it.  When every k_i C_ij >= 1 (always under Assumption
+        4) the same seed gives the same matrices as one ``standard_gamma`` call on
+        the whole ``(size, n, n)`` parameter array, rows divided by their sums.
 
     Returns
     -------
     numpy.ndarray
         A stochastic ``(n, n)`` matrix, or ``(size, n, n)`` of them.
     """
-    _, _, alpha = _row_design(counts, k, eta)
-    gen = _generator(rng)
+    _, _, alpha = _row_design(counts, k, eta, support)
+    streams = _streams(_checks.generator(rng), alpha)
     if size is None:
-        return _draw(gen, alpha, np.empty((1,) + alpha.shape))[0]
-    size = _whole("size", size, 1)
-    batch = _default_batch(alpha.shape[0]) if batch is None else _whole("batch", batch, 1)
+        return _draw(streams, alpha, np.empty((1,) + alpha.shape))[0]
+    size = _checks.whole("size", size, 1)
+    batch = _default_batch(alpha.shape[0]) if batch is None else _checks.whole("batch", batch, 1)
+    if size * alpha.size > _checks.MAX_ELEMENTS:
+        raise ValueError(f"size={size} matrices of shape {alpha.shape} need more than "
+                         f"{_checks.MAX_ELEMENTS} doubles (2 GiB): use iter_privatize_chain")
     out = np.empty((size,) + alpha.shape)
     for s in range(0, size, batch):          # each batch is drawn straight into its slice
-        _draw(gen, alpha, out[s:s + batch])
+        _draw(streams, alpha, out[s:s + batch])
     return out
 
 
+@_checks.public
 def row_eta(counts) -> np.ndarray:
     """Per-row smallest observed proportion min_{j in support} C_ij.
 
@@ -375,9 +445,8 @@ def row_eta(counts) -> np.ndarray:
     or any smaller design value explicitly).  Book: "Private transition matrices".
     """
     arr = check_counts(counts)
-    N = arr.sum(axis=1)
-    masked = np.where(arr > 0, arr, np.inf)
-    return masked.min(axis=1) / N
+    masked = np.where(arr > 0, _checks.proportions(arr), np.inf)
+    return masked.min(axis=1)
 
 
 # --------------------------------------------------------------------------- stationary
@@ -487,6 +556,7 @@ def _checked_chains(P) -> np.ndarray:
     return arr
 
 
+@_checks.public
 def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     """The stationary distribution pi of an irreducible chain: pi^T = pi^T P (Section 5).
 
@@ -508,8 +578,7 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     relative accuracy on nearly decomposable chains.
     Book: "Stationary distribution and convergence".
     """
-    if method not in ("gth", "solve"):
-        raise ValueError(f"method={method!r} must be 'gth' or 'solve'")
+    _checks.choice("method", method, ("gth", "solve"))
     arr = _checked_chains(P)
     n = arr.shape[-1]
     flat = arr.reshape(-1, n, n)
@@ -525,6 +594,7 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     return out.reshape(arr.shape[:-1])
 
 
+@_checks.public
 def fundamental_matrix(P) -> np.ndarray:
     """Z = (I - P + 1 pi^T)^{-1}, the fundamental matrix of Kemeny and Snell (Theorem 4).
 
@@ -545,6 +615,7 @@ def fundamental_matrix(P) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- ergodicity
+@_checks.public
 def ergodicity_coefficient(G) -> np.ndarray:
     """tau_inf(G) of Definition 7, exactly as printed: max ||G^T z||_inf over ||z||_inf = 1, z^T 1 = 0.
 
@@ -572,6 +643,7 @@ def ergodicity_coefficient(G) -> np.ndarray:
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def dobrushin_coefficient(P) -> np.ndarray:
     """Dobrushin's coefficient delta(P) = (1/2) max_{i,l} sum_j |P_ij - P_lj|.
 
@@ -592,6 +664,7 @@ def dobrushin_coefficient(P) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- Theorems 4-5
+@_checks.public
 def row_kl_bounds(counts, k) -> np.ndarray:
     """Corollary 1 for every row: the bound on E[KL(C(D_i) || row i of P~)].
 
@@ -602,6 +675,9 @@ def row_kl_bounds(counts, k) -> np.ndarray:
     """
     arr, k_rows, _ = _row_design(counts, k, None)
     N = arr.sum(axis=1)
+    if not np.all(np.isfinite(N)):
+        raise ValueError("counts: a row total N_i overflows (counts near 1e308); Corollary 1 "
+                         "needs N_i as a number")
     n_i = (arr > 0).sum(axis=1)
     out = np.zeros(arr.shape[0])
     many = n_i >= 2
@@ -617,6 +693,7 @@ def _chain_parts(counts, k):
     return P, pi, row_kl_bounds(arr, k)
 
 
+@_checks.public
 def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
     """Theorem 4's right-hand side as printed: (1/2) ||Z||_1 sqrt(2 L), L = sum_i pi(i) L_i.
 
@@ -628,8 +705,7 @@ def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
     The book shows where the printed bound fails and gives a corrected one
     (``stationary_tv_bound_corrected``).
     """
-    if z_norm not in ("1", "inf"):
-        raise ValueError(f"z_norm={z_norm!r} must be '1' (max column sum) or 'inf' (max row sum)")
+    _checks.choice("z_norm", z_norm, ("1", "inf"))
     P, pi, Lrow = _chain_parts(counts, k)
     Z = fundamental_matrix(P)
     axis = 0 if z_norm == "1" else 1
@@ -637,6 +713,7 @@ def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
     return float(0.5 * znorm * np.sqrt(2 * pi @ Lrow))
 
 
+@_checks.public
 def ergodicity_bound(counts, k) -> float:
     """Theorem 5's right-hand side as printed: sqrt(2 L), L = sum_i pi(i) L_i (as in Theorem 4).
 
@@ -649,6 +726,7 @@ def ergodicity_bound(counts, k) -> float:
 
 
 # --------------------------------------------------------------------------- corrected bounds
+@_checks.public
 def stationary_tv_bound_corrected(counts, k) -> float:
     """A bound on E||pi - pi~||_TV that holds: (1/2) tau_1(Z) sqrt(2 sum_i L_i).
 
@@ -666,6 +744,7 @@ def stationary_tv_bound_corrected(counts, k) -> float:
     return float(0.5 * tau1 * np.sqrt(2 * Lrow.sum()))
 
 
+@_checks.public
 def ergodicity_bound_corrected(counts, k, *, coefficient: str = "definition-7") -> float:
     """Bounds on E|tau(P) - tau(P~)| that hold (Theorem 5 corrected).
 
@@ -678,8 +757,7 @@ def ergodicity_bound_corrected(counts, k, *, coefficient: str = "definition-7") 
     because |delta(P) - delta(P~)| <= delta(E) <= max_i ||E_i||_1.
     L_i are the per-row Corollary 1 bounds (``row_kl_bounds``).
     """
-    if coefficient not in ("definition-7", "dobrushin"):
-        raise ValueError(f"coefficient={coefficient!r} must be 'definition-7' or 'dobrushin'")
+    _checks.choice("coefficient", coefficient, ("definition-7", "dobrushin"))
     Lrow = row_kl_bounds(counts, k)
     if coefficient == "dobrushin":
         return float(np.sqrt(2 * Lrow.sum()))

@@ -36,6 +36,7 @@ class ChainPrivacy(NamedTuple):
     n_rows: np.ndarray
 
 
+@_checks.public
 def chain_privacy(counts, k, eta, gamma) -> ChainPrivacy:
     """Theorem 3: Algorithm 2 is (max_i eps_i, max_i delta_i)-DP; returns both levels.
 
@@ -93,6 +94,7 @@ def _distribution(name: str, p) -> np.ndarray:
     return arr
 
 
+@_checks.public
 def hockey_stick_discrete(p, q, eps):
     """Hockey-stick divergence H_eps(p || q) = sum_y max(p_y - e^eps q_y, 0) of two discrete laws.
 
@@ -122,7 +124,11 @@ def _mechanism(M) -> np.ndarray:
 
 
 def _pairs(pairs, n_inputs: int) -> np.ndarray:
-    arr = np.asarray(pairs)
+    try:
+        arr = np.asarray(pairs)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"pairs={_checks.show(pairs)} is not a (p, 2) array of adjacent "
+                         "input indices") from err
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
         raise ValueError(f"pairs has shape {arr.shape}: expected a non-empty (p, 2) array of "
                          "adjacent input indices")
@@ -134,6 +140,7 @@ def _pairs(pairs, n_inputs: int) -> np.ndarray:
     return arr
 
 
+@_checks.public
 def profile_discrete(M, pairs, eps):
     """delta(eps) = max over adjacent pairs, both orders, of H_eps(M(a) || M(b)).
 
@@ -149,6 +156,7 @@ def profile_discrete(M, pairs, eps):
     return out if np.ndim(out) else float(out)
 
 
+@_checks.public
 def probabilistic_delta(M, pairs, eps) -> float:
     """The smallest delta of (eps, delta)-probabilistic DP (Definition 6) for a discrete mechanism.
 
@@ -169,6 +177,7 @@ def probabilistic_delta(M, pairs, eps) -> float:
     return float(M[:, bad_out].sum(axis=1).max())
 
 
+@_checks.public
 def compose_parallel(*mechanisms) -> np.ndarray:
     """The joint release (M_1(D_1), ..., M_m(D_m)) of independent mechanisms (Lemma 1).
 
@@ -184,11 +193,12 @@ def compose_parallel(*mechanisms) -> np.ndarray:
     for s, M in enumerate(mechanisms):
         try:
             out = np.kron(out, _mechanism(M))
-        except ValueError as err:
-            raise ValueError(f"mechanism {s}: {err}") from err
+        except (ValueError, TypeError) as err:
+            raise type(err)(f"mechanism {s}: {err}") from err
     return out
 
 
+@_checks.public
 def parallel_adjacency(pairs_per_part, sizes) -> np.ndarray:
     """Adjacent pairs of the composed input: change ONE part along one of its adjacent pairs.
 
@@ -197,12 +207,26 @@ def parallel_adjacency(pairs_per_part, sizes) -> np.ndarray:
     This is Definition 3's adjacency (one record changes, inside its own D_i).
     Returns a (p, 2) array of composite indices (see ``compose_parallel``).
     """
-    sizes = tuple(int(s) for s in sizes)
+    if not isinstance(sizes, (list, tuple, np.ndarray)) or np.ndim(sizes) != 1:
+        raise TypeError(f"sizes={_checks.show(sizes)} must be a list of ints, one per part")
+    sizes = tuple(_checks.whole("sizes", s, 1) for s in sizes)
+    if int(np.prod(sizes, dtype=object)) > _checks.MAX_ELEMENTS:
+        raise ValueError(f"sizes={sizes!r}: the composed input would have more than "
+                         f"{_checks.MAX_ELEMENTS} values")
+    if not isinstance(pairs_per_part, (list, tuple)):
+        raise TypeError(f"pairs_per_part={_checks.show(pairs_per_part)} must be a list of "
+                        "(p, 2) integer arrays, one per part")
     if len(pairs_per_part) != len(sizes):
-        raise ValueError(f"{len(pairs_per_part)} adjacency lists for {len(sizes)} parts")
-    out = []
+        raise ValueError(f"pairs_per_part has {len(pairs_per_part)} adjacency lists for "
+                         f"{len(sizes)} parts (sizes)")
+    checked = []
     for i, pairs in enumerate(pairs_per_part):
-        pr = _pairs(pairs, sizes[i])
+        try:
+            checked.append(_pairs(pairs, sizes[i]))
+        except (ValueError, TypeError) as err:
+            raise type(err)(f"pairs_per_part[{i}]: {err}") from err
+    out = []
+    for i, pr in enumerate(checked):
         others = [range(s) for j, s in enumerate(sizes) if j != i]
         grid = np.array(np.meshgrid(*others, indexing="ij")).reshape(len(others), -1).T \
             if others else np.zeros((1, 0), dtype=int)

@@ -20,6 +20,7 @@ from .mechanism import log_density
 from .privacy import _design, lgamma_increment
 
 
+@_checks.public
 def adjacent_indices(counts, counts_prime):
     """(i, j) with counts_prime = counts + e_i - e_j: adjacency of Definition 3 on counts.
 
@@ -40,6 +41,7 @@ def adjacent_indices(counts, counts_prime):
     return int(up[0]), int(down[0])
 
 
+@_checks.public
 def privacy_loss(x, counts, counts_prime, k):
     """log f_c(x) - log f_c'(x): the privacy loss of Definition 6 for the Dirichlet mechanism.
 
@@ -51,6 +53,7 @@ def privacy_loss(x, counts, counts_prime, k):
     return log_density(x, counts, k) - log_density(x, counts_prime, k)
 
 
+@_checks.public
 def loss_data_term(c_i, c_j, k, N):
     """log B(k c'/N) - log B(k c/N) for c' = c + e_i - e_j: the data part of the privacy loss.
 
@@ -94,6 +97,7 @@ def _pairs_exist(N, n, m, what):
             "and there is nothing to bound")
 
 
+@_checks.public
 def worst_pair(N, n, min_count):
     """The adjacent pair (c, c') with the largest privacy loss on Omega_1 (book: worst case).
 
@@ -103,7 +107,7 @@ def worst_pair(N, n, min_count):
     adjacent pair whose counts are all >= m, the data part of Theorem 1's proof.
     """
     N = int(_checks.integer_at_least("N", N, 2))
-    n = int(_checks.integer_at_least("n", n, 2))
+    n = _checks.length("n", int(_checks.integer_at_least("n", n, 2)))
     m = int(_checks.integer_at_least("min_count", min_count, 1))
     _pairs_exist(np.asarray(N), np.asarray(n), np.asarray(m), "min_count")
     big = N - (n - 1) * m
@@ -112,6 +116,7 @@ def worst_pair(N, n, min_count):
     return c, cp
 
 
+@_checks.public
 def epsilon_exact(k, N, n, gamma, min_count):
     """The exact largest privacy loss of the Dirichlet mechanism over Omega_1 (Theorem 1, tight).
 
@@ -142,6 +147,7 @@ def epsilon_exact(k, N, n, gamma, min_count):
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def epsilon_corrected(k, eta, N, n, gamma):
     """Theorem 1, eq. (6), corrected so that it holds for every n >= 2.
 

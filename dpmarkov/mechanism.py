@@ -19,20 +19,18 @@ from . import _checks
 from .simplex import check_assumption_3, in_simplex
 
 
-def _generator(rng) -> np.random.Generator:
-    """``None`` -> fresh OS entropy; an int/SeedSequence -> seeded; a Generator as is."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or isinstance(rng, (int, np.integer, np.random.SeedSequence)):
-        return np.random.default_rng(rng)
-    raise TypeError(f"rng={rng!r} must be None, an int seed or a numpy.random.Generator")
+#: The seed rule (None, an int >= 0, a SeedSequence or a Generator; never a bool).
+_generator = _checks.generator
 
 
+@_checks.public
 def dirichlet_parameters(counts, k) -> np.ndarray:
     """The Dirichlet parameters k*C of Definition 5, checked.
 
     Every count must be positive: a zero count gives a zero Dirichlet
     parameter, for which the mechanism is undefined (and Assumption 3 fails).
+    Every k*C_i must be at least the smallest normal double (about 2.2e-308):
+    below it the parameter is subnormal or rounds to 0.
     """
     arr = _checks.counts_array("counts", counts)
     k_arr = _checks.positive("k", k)
@@ -42,12 +40,24 @@ def dirichlet_parameters(counts, k) -> np.ndarray:
         raise ValueError(
             f"counts{list(idx)}=0: the Dirichlet mechanism needs every count > 0 "
             "(a zero count gives parameter k*C_i = 0; Assumption 3)")
-    C = arr / arr.sum(axis=-1, keepdims=True)
+    C = _checks.proportions(arr)
     if k_arr.ndim > 0:
         k_arr = k_arr[..., None]
-    return k_arr * C
+    try:
+        alpha = k_arr * C
+    except ValueError as err:
+        raise ValueError(f"k has shape {np.shape(k)} and counts {arr.shape}: they do not "
+                         "broadcast (one k per count vector)") from err
+    small = alpha < _checks.TINY
+    if np.any(small):
+        kb = _checks._first_bad(np.broadcast_to(k_arr, alpha.shape), small)
+        raise ValueError(f"k={kb!r} gives a Dirichlet parameter k*C_i="
+                         f"{_checks._first_bad(alpha, small)!r} below the smallest normal double "
+                         f"{_checks.TINY:.3g}: k is too small to compute with")
+    return alpha
 
 
+@_checks.public
 def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
     """Algorithm 1: release C(D, rho) privately as a draw from Dir(k * C(D, rho)).
 
@@ -61,16 +71,17 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
     eta : float, optional
         If given, Assumptions 3 and 4 are checked (every count >= eta*N and
         k >= 3/(2*eta)) and a violation raises ``ValueError``.
-    rng : None, int or numpy.random.Generator
+    rng : None, int, SeedSequence or numpy.random.Generator
         ``None`` (the default) uses fresh OS entropy.  Seeded output is for
-        teaching and testing only.
-    size : int or tuple, optional
+        teaching and testing only.  A bool is an error.
+    size : int or tuple of ints, optional
         Number of independent releases; the result then has shape ``size + (n,)``.
 
     Returns
     -------
     numpy.ndarray
-        Private count vector(s) on the unit simplex.
+        Private count vector(s) in the open unit simplex: every entry > 0 (see
+        ``sample_dirichlet``), sums 1.
     """
     alpha = dirichlet_parameters(counts, k)
     if alpha.ndim != 1:
@@ -78,41 +89,86 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
                          "privatize takes one count vector and a scalar k "
                          "(use privatize_chain for matrices)")
     if eta is not None:
+        _checks.scalar("eta", eta)
         check_assumption_3(counts, eta)
         _checks.k_meets_assumption_4(np.asarray(float(k)), _checks.eta_ok(eta))
+    shape = _checks.size_shape(size, lowest=0, per_draw=alpha.size)
     gen = _generator(rng)
-    shape = () if size is None else tuple(int(s) for s in np.atleast_1d(size))
     return sample_dirichlet(alpha, shape, gen)
 
 
-def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator) -> np.ndarray:
+def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
+                     *, uniforms: np.random.Generator | None = None,
+                     out: np.ndarray | None = None) -> np.ndarray:
     """Draws of Dir(alpha) (Definition 5) of shape ``shape + alpha.shape``, from gamma variates.
 
-    X = G / sum(G) with independent G_i ~ Gamma(alpha_i, 1).  When every alpha_i >= 1
-    (always so under Assumptions 3-4, where k C_i >= 3/2) this is done directly.  For
-    smaller parameters the gamma variates of a draw can all underflow to 0, giving 0/0;
-    there we use G(a) = G(a + 1) U^(1/a) with U uniform on (0, 1] and normalise in
-    logs, which has the same law and cannot underflow as a whole.
+    X = G / sum(G) with independent G_i ~ Gamma(alpha_i, 1), along the last axis.
+    Entries with alpha_i = 0 are outside the support: they are exactly 0 (Algorithm 2
+    uses this for transitions outside the public support).  Every other entry is > 0.
+
+    * Every positive alpha_i >= 1 (always so under Assumptions 3-4, where
+      k C_i >= 3/2): G directly (``gen.standard_gamma``); if a sum of G overflows
+      (alpha near 1e308) G is first divided by its largest entry.
+    * Otherwise the gamma variates of a draw can all underflow to 0 (0/0: 140 of
+      200 seeds for k = 1e-3 and two equal counts), so the draw is made in logs
+      with G(a) = G(a + 1) U^(1/a), U uniform on (0, 1]:
+      log G = log G(a + 1) - exp(log(-log U) - log a), normalised by the largest
+      log.  When even that exponential overflows (a near 1e-308) the draw is the
+      vertex of the smallest log(-log U) - log a, which is then the largest G by
+      more than 700 orders of magnitude.  The uniforms come from ``uniforms``
+      (default: ``gen``).
+
+    Whatever the draw, the result is the exact Dirichlet draw rounded to doubles,
+    except that a supported entry whose value is below the smallest positive double
+    (about 4.9e-324) is rounded up to it instead of down to 0: the Dirichlet lives
+    on the open simplex and an exact 0 would look like a transition outside the
+    support.  This is deterministic post-processing of the draw, so it costs no
+    privacy.  The outcome of a call never depends on the draw: no draw raises.
     """
     full = shape + alpha.shape
-    if np.all(alpha >= 1):
-        g = gen.standard_gamma(alpha, size=full)
-        g /= g.sum(axis=-1, keepdims=True)
-        return g
-    log_g = np.log(gen.standard_gamma(alpha + 1, size=full)) + np.log1p(-gen.random(full)) / alpha
-    log_g -= log_g.max(axis=-1, keepdims=True)
-    g = np.exp(log_g)
-    g /= g.sum(axis=-1, keepdims=True)
-    return g
+    if out is None:
+        out = np.empty(full)
+    support = alpha > 0
+    if np.all(alpha[support] >= 1):
+        gen.standard_gamma(alpha, size=full, out=out)
+        with np.errstate(over="ignore"):
+            if not np.all(np.isfinite(out.sum(axis=-1))):    # alpha near 1e308
+                out /= out.max(axis=-1, keepdims=True)
+    else:
+        uniforms = gen if uniforms is None else uniforms
+        a = np.where(support, alpha, 1.0)
+        with np.errstate(divide="ignore", over="ignore"):
+            log_g = np.log(gen.standard_gamma(a + 1, size=full))
+            score = np.log(-np.log1p(-uniforms.random(full))) - np.log(a)
+            log_g -= np.exp(score)
+        log_g[..., ~support] = -np.inf
+        top = log_g.max(axis=-1, keepdims=True)
+        lost = ~np.isfinite(top[..., 0])
+        if np.any(lost):               # every exp(score) overflowed: the vertex of min score
+            score = np.where(support, score, np.inf)[lost]
+            winner = score == score.min(axis=-1, keepdims=True)
+            log_g[lost] = np.where(winner, 0.0, -np.inf)
+            top[lost] = 0.0
+        np.exp(log_g - top, out=out)
+    out /= out.sum(axis=-1, keepdims=True)
+    np.maximum(out, np.where(support, _SMALLEST, 0.0), out=out)
+    return out
 
 
+#: The smallest positive double: supported entries never round below it.
+_SMALLEST = float(np.nextafter(0.0, 1.0))
+
+
+@_checks.public(finite=False)
 def log_density(x, counts, k) -> np.ndarray:
     """Log of the Dirichlet density of Definition 5 at x (one point or a stack).
 
-    log f(x) = sum_i (k C_i - 1) log x_i - log B(k C).
+    log f(x) = sum_i (k C_i - 1) log x_i - log B(k C).  On the boundary of the
+    simplex (some x_i = 0) the density is 0 or unbounded, and the result is -inf
+    or +inf accordingly: the only non-finite values this function returns.
     """
     alpha = dirichlet_parameters(counts, k)
-    x = _checks.as_float_array("x", x)
+    x = _checks.array("x", x)
     if x.shape[-1] != alpha.shape[-1]:
         raise ValueError(f"x has {x.shape[-1]} entries per point but counts has {alpha.shape[-1]}")
     if not np.all(in_simplex(x, atol=1e-9)):
@@ -120,5 +176,15 @@ def log_density(x, counts, k) -> np.ndarray:
         raise ValueError(f"x={bad.tolist()} is not in the unit simplex (Definition 1): entries "
                          "must be >= 0 and sum to 1; the density is defined only there")
     log_b = gammaln(alpha).sum(axis=-1) - gammaln(alpha.sum(axis=-1))
+    if not np.all(np.isfinite(log_b)):
+        raise ValueError(f"k={_checks.show(k)}: log B(k C) overflows (k*C_i near 1e308); "
+                         "the density cannot be evaluated in double precision")
     with np.errstate(divide="ignore"):
-        return np.sum(xlogy(alpha - 1, x), axis=-1) - log_b
+        terms = xlogy(alpha - 1, x)
+    both = np.any(terms == np.inf, axis=-1) & np.any(terms == -np.inf, axis=-1)
+    if np.any(both):
+        bad = np.atleast_2d(x)[np.atleast_1d(both)][0]
+        raise ValueError(f"x={bad.tolist()} lies on a face of the simplex where the density "
+                         "tends to 0 along one coordinate and to infinity along another: "
+                         "it has no value there")
+    return np.sum(terms, axis=-1) - log_b

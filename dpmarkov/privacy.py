@@ -65,6 +65,7 @@ def _design(k, eta, N, n, gamma, *, assumption_4=True):
     return k, eta, N, n, gamma
 
 
+@_checks.public
 def epsilon_paper(k, eta, N, n, gamma):
     """epsilon of Theorem 1, eq. (6) as printed, for the Dirichlet mechanism with parameter k.
 
@@ -100,11 +101,13 @@ def epsilon_paper(k, eta, N, n, gamma):
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def k_min(eta):
     """The smallest k allowed by Assumption 4: 3/(2 eta)."""
     return 1.5 / _checks.eta_ok(eta)
 
 
+@_checks.public
 def epsilon_star_paper(eta, N, n, gamma):
     """The smallest epsilon Theorem 1 offers: eq. (6) as printed at k = 3/(2 eta) (Section 3.1)."""
     return epsilon_paper(k_min(eta), eta, N, n, gamma)
@@ -113,6 +116,10 @@ def epsilon_star_paper(eta, N, n, gamma):
 def _k_for(bound, epsilon_target, eta, N, n, gamma):
     """The k at which ``bound`` (eq. (6) or its sound version) equals ``epsilon_target``."""
     target = _checks.positive("epsilon", epsilon_target)
+    eta = _checks.eta_ok(eta)
+    N = _checks.integer_at_least("N", N, 2)
+    n = _checks.integer_at_least("n", n, 2)
+    gamma = _checks.gamma_ok(gamma, n)
     shape = np.broadcast(target, eta, N, n, gamma).shape
     t, e, NN, nn, g = (np.broadcast_to(np.asarray(v, float), shape).ravel()
                        for v in (target, eta, N, n, gamma))
@@ -134,6 +141,7 @@ def _k_for(bound, epsilon_target, eta, N, n, gamma):
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
     """The k at which eq. (6) as printed equals ``epsilon_target`` (the inverse of eq. (6)).
 
@@ -145,6 +153,7 @@ def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
     return _k_for(epsilon_paper, epsilon_target, eta, N, n, gamma)
 
 
+@_checks.public
 def worst_counts(eta, N, n):
     """The count vector that makes leaving Omega_1 most likely (the minimiser in eq. (7)).
 
@@ -156,12 +165,13 @@ def worst_counts(eta, N, n):
     """
     eta = float(_checks.eta_ok(eta))
     N = int(_checks.integer_at_least("N", N, 2))
-    n = int(_checks.integer_at_least("n", n, 2))
+    n = _checks.length("n", int(_checks.integer_at_least("n", n, 2)))
     _checks.design_ok(np.asarray(eta), np.asarray(float(N)), np.asarray(float(n)))
     m = int(np.ceil(eta * N - 1e-9))
     return np.array([m] * (n - 1) + [N - (n - 1) * m], dtype=float)
 
 
+@_checks.public
 def exit_probability_union(counts, k, gamma):
     """Boole's bound on P(Dir(k C) not in Omega_1) = P(some X_i < gamma).
 
@@ -208,6 +218,7 @@ def _all_below(alphas, rest, t, rtol=_QUAD_RTOL):
     return float(np.exp(-betaln(a, b)) * value)
 
 
+@_checks.public
 def exit_probability_exact(counts, k, gamma):
     """P(Dir(k C) not in Omega_1) = P(some X_i < gamma), exactly, for n <= 4 categories.
 
@@ -249,6 +260,7 @@ def exit_probability_exact(counts, k, gamma):
 _DELTA_METHODS = ("union", "exact")
 
 
+@_checks.public
 def delta(k, eta, N, n, gamma, *, method="union"):
     """delta of Theorem 1, eq. (7): the largest probability of leaving Omega_1.
 
@@ -278,6 +290,7 @@ def delta(k, eta, N, n, gamma, *, method="union"):
 # worst case"); the functions a release is calibrated with use a bound that holds for every n.
 
 
+@_checks.public
 def epsilon(k, eta, N, n, gamma):
     """A sound epsilon for Theorem 1: eq. (6) where it is an upper bound, else the corrected eq. (6).
 
@@ -297,11 +310,13 @@ def epsilon(k, eta, N, n, gamma):
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def epsilon_star(eta, N, n, gamma):
     """The smallest sound epsilon at k = 3/(2 eta): ``epsilon`` at Assumption 4's floor."""
     return epsilon(k_min(eta), eta, N, n, gamma)
 
 
+@_checks.public
 def k_for_epsilon(epsilon_target, eta, N, n, gamma):
     """The k at which the sound ``epsilon`` equals ``epsilon_target``: never an unsound k.
 

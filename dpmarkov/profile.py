@@ -60,6 +60,7 @@ def _pair_profile(eps, c_i, c_j, k, N):
     return np.maximum(out, 0.0)
 
 
+@_checks.public
 def hockey_stick(epsilon, counts, counts_prime, k):
     """H_eps(Dir(k c/N) || Dir(k c'/N)) for adjacent counts: the exact delta of one pair.
 
@@ -111,6 +112,7 @@ def _design(k, N, n, min_count):
     return float(k), N, n, m
 
 
+@_checks.public
 def profile_pairs(N, n, min_count):
     """The (c_i, c_j) that can be the worst adjacent pair for ``privacy_profile``.
 
@@ -128,6 +130,7 @@ def profile_pairs(N, n, min_count):
     return c_i, N - c_i
 
 
+@_checks.public
 def privacy_profile(epsilon, k, N, n, min_count):
     """The tight delta(epsilon) of the Dirichlet mechanism (Definition 4; compare Theorem 1).
 
@@ -155,6 +158,7 @@ def privacy_profile(epsilon, k, N, n, min_count):
     return out if out.ndim else float(out)
 
 
+@_checks.public
 def epsilon_for_delta(delta, k, N, n, min_count):
     """The smallest epsilon >= 0 with privacy_profile(epsilon) <= delta: the inverse profile.
 

@@ -288,7 +288,7 @@ def test_remainders_match_mpmath():
 # ------------------------------------------------------------- input checks --
 
 BAD_C = [
-    (0.5, "at least 2"),
+    (0.5, "a vector is meant"),
     ([1.0], "at least 2"),
     ([0.0, 1.0], "must be > 0"),
     ([-0.1, 1.1], "must be > 0"),
@@ -314,7 +314,7 @@ def test_bad_k_rejected_for_data_functions(func, k):
 
 
 def test_non_numeric_rejected():
-    with pytest.raises(TypeError, match="not numeric"):
+    with pytest.raises(TypeError, match="holds text"):
         dm.expected_kl(["a", "b"], 5.0)
 
 
@@ -351,3 +351,64 @@ def v(name, value):
 def test_input_checks(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- issue 10: no NaN at any scale -------------------------------------------------------------
+
+@pytest.mark.parametrize("k", [1e-300, 1e-305, 1e-307])
+def test_expected_kl_tiny_k_is_finite_and_right(k):
+    # the old code returned NaN near k = 1e-308 (psi overflow); for tiny k eq. (8) is
+    # (n-1)/k + psi(1) - sum_i C_i psi(1) + sum_i C_i log C_i up to O(k)
+    C = np.array([0.2, 0.3, 0.5])
+    expected = 2 / k + float(np.sum(C * np.log(C)))
+    assert dm.expected_kl(C, k) == pytest.approx(expected, rel=1e-14)
+    assert dm.kl_bound(k, 10, 3) == pytest.approx(2 / k, rel=1e-14)
+
+
+def test_expected_kl_switches_formula_continuously():
+    # at the switch (k C_min = 1e-300) both formulas are exact: compare with mpmath
+    C = [0.25, 0.75]
+    for k in (3.99e-300, 4.01e-300):
+        with mp.workdps(40):
+            exact = sum(mp.mpf(c) * (mp.log(c) + mp.digamma(k) - mp.digamma(k * mp.mpf(c)))
+                        for c in C)
+        assert dm.expected_kl(C, k) == pytest.approx(float(exact), rel=1e-14)
+
+
+def test_expected_kl_below_double_range_is_a_named_error():
+    with pytest.raises(ValueError, match=r"k=1e-310 .*\(n-1\)/k"):
+        dm.expected_kl([0.5, 0.5], 1e-310)
+    with pytest.raises(ValueError, match=r"k=1e-310"):
+        dm.kl_bound(1e-310, 10, 3)
+
+
+def test_expected_l1_tiny_and_huge_k_stay_in_range():
+    # E|X - c| for Beta(a, b) with a, b -> 0 tends to 2 c (1 - c) (mass at the ends)
+    assert dm.expected_l1([0.5, 0.5], 1e-300) == pytest.approx(1.0, rel=1e-12)
+    assert 0 < dm.expected_l1([0.5, 0.5], 1e300) < 1e-149
+    with pytest.raises(ValueError, match="k=1e-310"):
+        dm.expected_l1([0.5, 0.5], 1e-310)
+
+
+def test_kl_divergence_checks_its_inputs():
+    # the old code returned -8.45 for q = 266
+    with pytest.raises(ValueError, match="q=266 .*vector"):
+        dm.kl_divergence([0, 1, 0], 266)
+    with pytest.raises(ValueError, match="q sums to"):
+        dm.kl_divergence([0, 1, 0], [0.5, 0.6, 0.1])
+    with pytest.raises(ValueError, match=r"q\[1\]=0 where p\[1\]"):
+        dm.kl_divergence([0, 1, 0], [0.5, 0, 0.5])
+    assert dm.kl_divergence([0.5, 0.5], [0.5, 0.5]) == 0.0
+
+
+def test_k_for_kl_outside_double_range_is_a_named_error():
+    with pytest.raises(ValueError, match="target=1e\\+300 needs k below"):
+        dm.k_for_kl(1e300, 10, 3)
+    with pytest.raises(ValueError, match="target=1e-300 is so small"):
+        dm.k_for_kl(1e-300, 10, 3)
+
+
+def test_c_free_bounds_do_not_overflow():
+    assert dm.tail_bound_subgaussian(1.0, 1e308, 10.0) == pytest.approx(
+        float(np.exp(np.log(2e308) - 4 * 100)) if False else min(1.0, 2e308 * np.exp(-400.0)))
+    assert dm.expected_tv_bound(1e-300, 1e308) == pytest.approx(0.5 * np.sqrt(1e308 - 1))

@@ -29,3 +29,26 @@ def test_every_public_function_cites_its_source():
             if not SOURCE.search(doc):
                 missing.append(name)
     assert not missing, f"docstrings without a paper reference: {missing}"
+
+
+#: Public functions not yet behind the boundary: their module is another branch's (issue 10).
+NOT_YET_WRAPPED = {"audit_hockey_stick"}      # audit.py: branch h3
+
+
+def test_every_public_function_is_behind_the_boundary():
+    """``_checks.public`` wraps every public function: no numeric warning, no NaN escapes."""
+    import dpmarkov.datasets as ds
+    names = [(n, getattr(dm, n)) for n in dm.__all__ if inspect.isfunction(getattr(dm, n))]
+    names += [(n, getattr(ds, n)) for n in ds.__all__]
+    bare = [n for n, f in names if not hasattr(f, "__wrapped__") and n not in NOT_YET_WRAPPED]
+    assert not bare, f"public functions without the boundary: {bare}"
+
+
+def test_rng_and_size_rules_are_shared():
+    """One seed rule and one size rule for every sampler (a bool is never a seed)."""
+    import pytest
+    for call in (lambda r: dm.privatize([3, 4], 10.0, rng=r),
+                 lambda r: dm.privatize_chain([[1, 2], [3, 4]], 10.0,
+                                              support=[[True, True], [True, True]], rng=r)):
+        with pytest.raises(TypeError, match="rng=True is a bool"):
+            call(True)

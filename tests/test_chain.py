@@ -53,7 +53,6 @@ def test_transition_counts_matches_a_loop():
     (([0, -1], 3), "state -1"),
     (([0, 1.5], 3), "non-integer"),
     (([0, 1], 0), "n=0 must be a whole number >= 1"),
-    (([0, 1], 2.5), "whole number"),
     ((5, 3), "sequence of states"),
     (([[0, 1], [[0, 1]]], 3), "1-D"),
 ])
@@ -90,7 +89,7 @@ def test_check_feasible_observed():
         dm.check_feasible_observed(counts, np.ones((2, 2), bool))
     with pytest.raises(ValueError, match="1->0 is marked infeasible"):
         dm.check_feasible_observed(counts, np.array([[False, True], [False, True]]))
-    with pytest.raises(ValueError, match="boolean array of shape"):
+    with pytest.raises(TypeError, match="feasible must be a boolean array"):
         dm.check_feasible_observed(counts, np.ones((2, 2)))
     with pytest.raises(ValueError, match="all zero"):
         dm.check_feasible_observed([[0, 0], [1, 1]])
@@ -370,11 +369,13 @@ def test_dobrushin_is_the_one_norm_coefficient():
 
 # --------------------------------------------------------------------------- Algorithm 2
 COUNTS = np.array([[6, 3, 0, 1], [2, 2, 4, 0], [0, 5, 5, 10], [1, 1, 1, 1]], float)
+#: the public support, fixed before the data: here the design whose counts COUNTS are
+SUPPORT = COUNTS > 0
 
 
 def test_privatize_chain_moments_per_row():
     k = np.array([20.0, 40.0, 80.0, 10.0])
-    draws = dm.privatize_chain(COUNTS, k, rng=0, size=20000)
+    draws = dm.privatize_chain(COUNTS, support=SUPPORT, k=k, rng=0, size=20000)
     assert draws.shape == (20000, 4, 4)
     assert np.allclose(draws.sum(axis=-1), 1, atol=1e-12)
     C = COUNTS / COUNTS.sum(axis=1, keepdims=True)
@@ -388,10 +389,10 @@ def test_privatize_chain_moments_per_row():
 
 
 def test_privatize_chain_keeps_zero_support_exactly():
-    draws = dm.privatize_chain(COUNTS, 15, rng=1, size=500)
+    draws = dm.privatize_chain(COUNTS, support=SUPPORT, k=15, rng=1, size=500)
     assert np.all(draws[:, COUNTS == 0] == 0)
     assert np.all(draws[:, COUNTS > 0] > 0)
-    one = dm.privatize_chain([[0, 3], [2, 2]], 10, rng=2)
+    one = dm.privatize_chain([[0, 3], [2, 2]], 10, support=np.array([[False, True], [True, True]]), rng=2)
     assert one.shape == (2, 2) and one[0, 0] == 0 and one[0, 1] == 1  # support of size 1
 
 
@@ -404,30 +405,30 @@ def test_privatize_chain_stream_is_one_gamma_call():
     g = np.random.default_rng(12345).standard_gamma(alpha, size=(37, 4, 4))
     g /= g.sum(axis=-1, keepdims=True)
     for batch in (None, 1, 5, 37, 100):
-        assert np.array_equal(dm.privatize_chain(COUNTS, k, rng=12345, size=37, batch=batch), g)
+        assert np.array_equal(dm.privatize_chain(COUNTS, support=SUPPORT, k=k, rng=12345, size=37, batch=batch), g)
     # ... and the numbers the version without out= gave for these seeds (recorded from it;
     # rtol 1e-15 only allows for a different libm on another machine)
     assert np.allclose(g[36, 2], [0.0, 0.2385919338502969, 0.21433956032995174, 0.5470685058197513],
                        rtol=1e-15, atol=0)
-    assert np.allclose(dm.privatize_chain(COUNTS, 15, rng=99)[1],
+    assert np.allclose(dm.privatize_chain(COUNTS, support=SUPPORT, k=15, rng=99)[1],
                        [0.19411051232204374, 0.1341838777919431, 0.6717056098860131, 0.0],
                        rtol=1e-15, atol=0)
 
 
 def test_privatize_chain_batching_is_invisible():
-    whole = dm.privatize_chain(COUNTS, 12, rng=7, size=25)
-    batched = dm.privatize_chain(COUNTS, 12, rng=7, size=25, batch=4)
+    whole = dm.privatize_chain(COUNTS, support=SUPPORT, k=12, rng=7, size=25)
+    batched = dm.privatize_chain(COUNTS, support=SUPPORT, k=12, rng=7, size=25, batch=4)
     assert np.array_equal(whole, batched)
-    blocks = list(dm.iter_privatize_chain(COUNTS, 12, size=25, batch=10, rng=7))
+    blocks = list(dm.iter_privatize_chain(COUNTS, 12, support=SUPPORT, size=25, batch=10, rng=7))
     assert [b.shape[0] for b in blocks] == [10, 10, 5]
     assert np.array_equal(np.concatenate(blocks), whole)
-    first = dm.privatize_chain(COUNTS, 12, rng=7)
+    first = dm.privatize_chain(COUNTS, support=SUPPORT, k=12, rng=7)
     assert np.array_equal(first, whole[0])
 
 
 def test_privatize_chain_per_row_k_matters():
     # a row with 10x larger k has 10x-ish smaller variance; rows are independent draws
-    draws = dm.privatize_chain([[5, 5], [5, 5]], [10.0, 100.0], rng=3, size=4000)
+    draws = dm.privatize_chain([[5, 5], [5, 5]], [10.0, 100.0], support=np.ones((2, 2), bool), rng=3, size=4000)
     v0, v1 = draws[:, 0, 0].var(), draws[:, 1, 0].var()
     assert abs(v0 - 0.25 / 11) < SE * 0.25 / 11 * np.sqrt(2 / 3999)
     assert abs(v1 - 0.25 / 101) < SE * 0.25 / 101 * np.sqrt(2 / 3999)
@@ -439,21 +440,95 @@ def test_privatize_chain_per_row_k_matters():
     (dict(counts=COUNTS, k=[1.0, 2.0]), "one per row"),
     (dict(counts=COUNTS, k=0), "must be > 0"),
     (dict(counts=COUNTS, k=10, size=0), "size=0 must be a whole number >= 1"),
-    (dict(counts=COUNTS, k=10, size=2.5), "size=2.5 must be a whole number"),
     (dict(counts=COUNTS, k=10, size=3, batch=0), "batch=0 must be a whole number >= 1"),
     (dict(counts=COUNTS, k=100, eta=0.2), "Assumption 3 on the support of row 0"),
     (dict(counts=COUNTS, k=10, eta=0.1), r"below 3/\(2\*eta\)"),
     (dict(counts=COUNTS, k=10, eta=0.3), "Assumption 3"),
 ])
 def test_privatize_chain_rejects(kwargs, match):
+    support = np.asarray(kwargs["counts"]) > 0
     with pytest.raises(ValueError, match=match):
-        dm.privatize_chain(rng=0, **kwargs)
+        dm.privatize_chain(rng=0, support=support, **kwargs)
+
+
+def test_transition_counts_rejects_non_int_n_and_text_states():
+    with pytest.raises(TypeError, match="n=2.5 must be an int"):
+        dm.transition_counts([0, 1], 2.5)
+    with pytest.raises(TypeError, match="n=True"):
+        dm.transition_counts([0, 1], True)
+    with pytest.raises(TypeError, match="holds text"):
+        dm.transition_counts(["a", "b"], 2)
+    with pytest.raises(TypeError, match="boolean"):
+        dm.transition_counts(np.array([True, False]), 2)
+    with pytest.raises(ValueError, match="n=10000000000 must be at most"):
+        dm.transition_counts([0, 1], 10**10)
+
+
+# --- issue 10, section 3: the log-space sampler and the public support -----------------------
+
+def test_tiny_k_never_fails_and_never_gives_a_zero_on_the_support():
+    # the old sampler (standard_gamma, then divide by the row sum) failed for 140 of these
+    # 200 seeds ("a privatized row underflowed") and gave exact zeros on the support
+    counts = np.ones((2, 2))
+    for seed in range(200):
+        P = dm.privatize_chain(counts, 1e-3, support=counts > 0, rng=seed)
+        assert np.all(P > 0) and np.allclose(P.sum(axis=1), 1, atol=1e-15)
+    P = dm.privatize_chain([[1, 1], [1, 1]], 1e-300, support=counts > 0, rng=0, size=5)
+    assert np.all(P > 0) and np.all(np.isfinite(P))
+
+
+def test_tiny_k_law_is_right():
+    # Dir(a, a) with a = k/2 = 0.25: X_1 ~ Beta(0.25, 0.25); KS test at level 1e-3, and
+    # power against the law the old sampler had at this k (same law; so use Beta(0.5, 0.5))
+    from scipy import stats
+    P = dm.privatize_chain(np.ones((2, 2)), 0.5, support=np.ones((2, 2), bool), rng=4,
+                           size=4000)
+    assert stats.kstest(P[:, 0, 0], stats.beta(0.25, 0.25).cdf).pvalue > 1e-3
+    assert stats.kstest(P[:, 0, 0], stats.beta(0.5, 0.5).cdf).pvalue < 1e-3
+    # batching stays invisible on the log-space path too
+    again = np.concatenate(list(dm.iter_privatize_chain(np.ones((2, 2)), 0.5, size=4000,
+                                                        support=np.ones((2, 2), bool),
+                                                        batch=999, rng=4)))
+    assert np.array_equal(P, again)
+
+
+def test_support_is_required_and_checked():
+    with pytest.raises(TypeError, match="support"):
+        dm.privatize_chain(COUNTS, 10, rng=0)                        # no default
+    with pytest.raises(TypeError, match="support"):
+        dm.iter_privatize_chain(COUNTS, 10, size=2, rng=0)
+    wider = np.ones((4, 4), bool)
+    with pytest.raises(ValueError, match=r"counts\[0, 2\]=0 inside the support"):
+        dm.privatize_chain(COUNTS, 10, support=wider, rng=0)
+    narrower = SUPPORT.copy()
+    narrower[0, 0] = False
+    with pytest.raises(ValueError, match=r"counts\[0, 0\]=6 lies outside the support"):
+        dm.privatize_chain(COUNTS, 10, support=narrower, rng=0)
+    with pytest.raises(TypeError, match="boolean"):
+        dm.privatize_chain(COUNTS, 10, support=SUPPORT.astype(int), rng=0)
+    with pytest.raises(ValueError, match="shape"):
+        dm.privatize_chain(COUNTS, 10, support=SUPPORT[:3], rng=0)
+    P = dm.privatize_chain(COUNTS, 10, support=SUPPORT, rng=0, size=50)
+    assert np.all(P[:, ~SUPPORT] == 0) and np.all(P[:, SUPPORT] > 0)
+
+
+@pytest.mark.parametrize("rng, error", [(True, TypeError), (False, TypeError), (-1, ValueError),
+                                        ("0", TypeError), (1.5, TypeError)])
+def test_seed_rule(rng, error):
+    with pytest.raises(error, match="rng="):
+        dm.privatize_chain(COUNTS, 10, support=SUPPORT, rng=rng)
+
+
+@pytest.mark.parametrize("size", [1.7, "3", True, 3.0])
+def test_size_must_be_an_int(size):
+    with pytest.raises(TypeError, match="size="):
+        dm.privatize_chain(COUNTS, 10, support=SUPPORT, rng=0, size=size)
 
 
 def test_privatize_chain_eta_accepted_on_support():
     eta = np.minimum(dm.row_eta(COUNTS), 0.24)
     assert np.allclose(dm.row_eta(COUNTS), [0.1, 0.25, 0.25, 0.25])
-    out = dm.privatize_chain(COUNTS, 1.5 / eta, eta=eta, rng=0)
+    out = dm.privatize_chain(COUNTS, support=SUPPORT, k=1.5 / eta, eta=eta, rng=0)
     assert np.allclose(out.sum(axis=1), 1)
 
 
@@ -486,7 +561,7 @@ def test_printed_bounds_formula():
 def mc(counts, k, size, seed):
     counts = np.asarray(counts, float)
     P = counts / counts.sum(axis=1, keepdims=True)
-    Pt = dm.privatize_chain(counts, k, rng=seed, size=size)
+    Pt = dm.privatize_chain(counts, k, support=counts > 0, rng=seed, size=size)
     pi, pit = dm.stationary_distribution(P), dm.stationary_distribution(Pt)
     tv = 0.5 * np.abs(pit - pi).sum(axis=-1)
     dtau = np.abs(dm.ergodicity_coefficient(Pt) - dm.ergodicity_coefficient(P))
@@ -541,12 +616,10 @@ def test_credit_ratings_break_assumptions_5_and_6():
     with pytest.raises(ValueError, match=r"states \{7\} form a closed class"):
         dm.check_irreducible(counts)
     with pytest.raises(ValueError, match="all zero"):
-        dm.privatize_chain(counts, 100, rng=0)
+        dm.privatize_chain(counts, 100, support=counts > 0, rng=0)
 
 
 def test_underflow_and_shape_errors():
-    with pytest.raises(ValueError, match="underflowed"):
-        dm.privatize_chain([[1, 1], [1, 1]], 1e-300, rng=0, size=5)
     with pytest.raises(ValueError, match="square"):
         dm.ergodicity_coefficient(np.ones((2, 3)))
     with pytest.raises(ValueError, match="square"):
@@ -557,4 +630,4 @@ def test_underflow_and_shape_errors():
 
 def test_iter_privatize_chain_checks_inputs_at_the_call():
     with pytest.raises(ValueError, match="all zero"):
-        dm.iter_privatize_chain([[0, 0], [1, 1]], 10, size=3)   # no next() needed
+        dm.iter_privatize_chain([[0, 0], [1, 1]], 10, support=np.ones((2, 2), bool), size=3)   # no next() needed

@@ -87,7 +87,6 @@ def test_trip_counts_by_hand():
 
 @pytest.mark.parametrize("pickup, dropoff, weights, message", [
     ([4, np.nan], [4, 4], None, "pickup has 1 missing"),
-    ([4, 4], [4, "x"], None, "dropoff has 1 missing"),
     ([4.5], [4], None, "whole numbers"),
     ([4, 999], [4, 4], None, "zone id 999"),
     ([4, 4], [4], None, "one of each per trip"),
@@ -211,3 +210,69 @@ def test_prepare_chain_by_hand():
 def test_prepare_chain_rejects(counts, kwargs, message):
     with pytest.raises(ValueError, match=message):
         prepare_chain(counts, **kwargs)
+
+
+# --- issue 10: malformed input names the file or the parameter ------------------------------
+
+def test_trip_counts_refuses_text_and_bools():
+    with pytest.raises(TypeError, match="dropoff has dtype <U"):
+        trip_counts([4, 4], [4, "x"])                  # the old code parsed "4" silently
+    with pytest.raises(TypeError, match="pickup has dtype bool"):
+        trip_counts([True], [4])
+
+
+def test_trip_counts_large_weights_do_not_wrap():
+    # the old code summed in doubles and cast to int64: 1e19 wrapped to a negative count
+    with pytest.raises(ValueError, match="at most 2\\*\\*53"):
+        trip_counts([4], [4], weights=[1e19])
+    with pytest.raises(ValueError, match="weights add up to"):
+        trip_counts([4, 4], [4, 4], weights=[2.0**53, 2.0**53])
+
+
+def _bad_files(tmp_path):
+    import gzip
+    good = tmp_path / "good.csv.gz"
+    with gzip.open(good, "wt") as fh:
+        fh.write("PULocationID,DOLocationID\n" + "4,4\n" * 2000)
+    truncated = tmp_path / "truncated.csv.gz"
+    truncated.write_bytes(good.read_bytes()[:40])
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(bytes(range(256)) * 4)
+    fake = tmp_path / "fake.parquet"
+    fake.write_text("PULocationID,DOLocationID\n4,4\n")
+    folder = tmp_path / "folder.csv"
+    folder.mkdir()
+    return [truncated, empty, binary, fake, folder]
+
+
+def test_trip_counts_from_file_names_the_bad_file(tmp_path):
+    for path in _bad_files(tmp_path):
+        with pytest.raises(ValueError) as info:
+            trip_counts_from_file(path)
+        assert str(path) in str(info.value), info.value
+
+
+def test_zone_table_file_and_ids_are_checked(tmp_path):
+    for path in _bad_files(tmp_path):
+        with pytest.raises(ValueError) as info:
+            trip_counts([4], [4], zones=path)
+        assert str(path) in str(info.value), info.value
+    zones = load_taxi_zones()
+    duplicated = pd.concat([zones, zones.iloc[[3]]], ignore_index=True)
+    with pytest.raises(ValueError, match="repeats the id 4"):
+        trip_counts([4], [4], zones=duplicated)
+    missing = zones.astype({"LocationID": float})
+    missing.loc[5, "LocationID"] = np.nan
+    with pytest.raises(ValueError, match="1 missing"):
+        trip_counts([4], [4], zones=missing)
+
+
+def test_loader_options_are_typed():
+    with pytest.raises(TypeError, match="years=True"):
+        load_taxi_counts(years=True)
+    with pytest.raises(TypeError, match="years='2019'"):
+        load_taxi_counts(years="2019")
+    with pytest.raises(TypeError, match="borough=3"):
+        trip_counts([4], [4], borough=3)

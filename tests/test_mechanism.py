@@ -137,7 +137,7 @@ def test_bad_counts_are_rejected(counts, match):
 
 
 def test_non_numeric_counts_are_rejected():
-    with pytest.raises(TypeError, match="not numeric"):
+    with pytest.raises(TypeError, match="holds text"):
         dm.privatize(["a", "b"], K, rng=0)
 
 
@@ -236,3 +236,49 @@ def test_log_density_input_errors(x, counts, match):
 def test_log_density_off_the_simplex(x):
     with pytest.raises(ValueError, match="not in the unit simplex"):
         dm.log_density(x, COUNTS, K)
+
+
+# --- issue 10: the log-space sampler, seeds and sizes ----------------------------------------
+
+def test_subnormal_k_is_refused_not_nan():
+    # the old sampler returned [nan, nan, nan] for k = 5e-324
+    with pytest.raises(ValueError, match=r"k=5e-324 .*smallest normal double"):
+        dm.privatize([5, 5, 5], 5e-324, rng=0)
+
+
+@pytest.mark.parametrize("k", [1e-300, 1e-3, 0.3])
+def test_tiny_k_draws_stay_in_the_open_simplex(k):
+    x = dm.privatize([5, 5, 5], k, rng=1, size=500)
+    assert np.all(x > 0) and np.all(np.isfinite(x))
+    np.testing.assert_allclose(x.sum(axis=-1), 1, atol=1e-15)
+
+
+def test_huge_k_does_not_overflow():
+    x = dm.privatize([1, 1, 1], 1.7e308, rng=2, size=10)
+    np.testing.assert_allclose(x, 1 / 3, rtol=1e-9)
+
+
+def test_small_k_law_matches_beta_marginal():
+    # k C_i = 0.2: the log-space path; X_1 ~ Beta(0.2, 0.4); KS at level 1e-3 with power
+    # against Beta(0.4, 0.8) (the law of twice the parameters)
+    x = dm.privatize([1, 1, 1], 0.6, rng=3, size=4000)[:, 0]
+    assert stats.kstest(x, stats.beta(0.2, 0.4).cdf).pvalue > 1e-3
+    assert stats.kstest(x, stats.beta(0.4, 0.8).cdf).pvalue < 1e-3
+
+
+@pytest.mark.parametrize("rng, error", [(True, TypeError), (np.bool_(False), TypeError),
+                                        (-3, ValueError), (2.0, TypeError), ("7", TypeError)])
+def test_seed_rule(rng, error):
+    with pytest.raises(error, match="rng="):
+        dm.privatize(COUNTS, K, rng=rng)
+
+
+@pytest.mark.parametrize("size", [1.7, "3", True, (2, 1.5), 3.0])
+def test_size_must_be_ints(size):
+    with pytest.raises(TypeError, match="size="):
+        dm.privatize(COUNTS, K, rng=0, size=size)
+
+
+def test_huge_size_is_refused_before_allocating():
+    with pytest.raises(ValueError, match="size=.*at most"):
+        dm.privatize(COUNTS, K, rng=0, size=10**12)

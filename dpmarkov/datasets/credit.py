@@ -10,9 +10,12 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from .. import _checks
+
 _FILE = resources.files("dpmarkov.datasets") / "data" / "credit_rating_transitions.csv"
 
 
+@_checks.public
 def load_credit_ratings():
     """One-year rating migrations: ``(counts, names)``.
 

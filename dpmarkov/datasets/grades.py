@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from importlib import resources
 
+from .. import _checks
+
 _DATA = resources.files("dpmarkov.datasets") / "data"
 _FILE = "grades_uiuc_math221.csv"
 
@@ -19,6 +21,7 @@ RAW_GRADES = ("A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D+", "D", "D-"
 GRADES = ("A", "B", "C", "D", "F")
 
 
+@_checks.public(finite=False)
 def load_grades(course="MATH 221", *, fold=True):
     """Grade counts per section of ``course`` as a pandas DataFrame, one row per section.
 
@@ -36,11 +39,12 @@ def load_grades(course="MATH 221", *, fold=True):
     """
     import pandas as pd  # imported here so that ``import dpmarkov`` stays light
 
+    fold = _checks.flag("fold", fold)
     with resources.as_file(_DATA / _FILE) as path:
         table = pd.read_csv(path, dtype={"crn": "Int64", "section": "string",
                                          "sched_type": "string"})
     known = sorted(table["course"].unique())
-    if course not in known:
+    if not isinstance(course, str) or course not in known:
         raise ValueError(f"course={course!r} is not shipped: choose one of {known}")
     table = table[table["course"] == course].reset_index(drop=True)
     if not fold:

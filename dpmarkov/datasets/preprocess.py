@@ -21,6 +21,7 @@ from scipy.sparse.csgraph import connected_components
 from .. import _checks
 
 
+@_checks.public
 def prepare_chain(counts, *, min_count=1, min_row=1):
     """Prune rare transitions and small states; keep the largest strongly connected part.
 
@@ -51,6 +52,9 @@ def prepare_chain(counts, *, min_count=1, min_row=1):
         raise ValueError(f"counts has shape {arr.shape}: a transition count matrix is n x n")
     if np.any(arr < 0) or np.any(arr != np.round(arr)):
         raise ValueError("counts must be whole numbers >= 0")
+    if np.any(arr > 2.0**53):
+        raise ValueError(f"counts contains {arr[arr > 2.0**53][0]!r}: counts above 2**53 are not "
+                         "exact whole numbers in doubles")
     min_count = int(_checks.integer_at_least("min_count", min_count, 1))
     min_row = int(_checks.integer_at_least("min_row", min_row, 1))
     work = np.where(arr >= min_count, arr, 0.0)

@@ -14,6 +14,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from .. import _checks
+
 _DATA = resources.files("dpmarkov.datasets") / "data"
 
 NUCLEOTIDES = ("a", "c", "g", "t")
@@ -33,6 +35,7 @@ def encode(symbols, names) -> np.ndarray:
     return out
 
 
+@_checks.public
 def load_dna(organism="yersinia"):
     """A DNA sequence as states 0..3 = a, c, g, t.
 
@@ -44,7 +47,7 @@ def load_dna(organism="yersinia"):
     Returns ``(states, names)`` with ``names = ("a", "c", "g", "t")``.
     Book: chapter "Another chain: DNA and weather".
     """
-    if organism not in _DNA_FILES:
+    if not isinstance(organism, str) or organism not in _DNA_FILES:
         raise ValueError(f"organism={organism!r} must be one of {sorted(_DNA_FILES)}")
     text = (_DATA / _DNA_FILES[organism]).read_text()
     seq = "".join(line.strip() for line in text.splitlines() if not line.startswith(">"))
@@ -59,6 +62,7 @@ def load_dna(organism="yersinia"):
     return states, NUCLEOTIDES
 
 
+@_checks.public
 def load_weather():
     """Seattle's daily weather 2012-2015 (1,461 days) as states 0..4.
 

@@ -14,10 +14,13 @@ so the case study can be rerun on it.
 from __future__ import annotations
 
 from importlib import resources
+import numbers
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from .. import _checks
 
 _DATA = resources.files("dpmarkov.datasets") / "data"
 
@@ -25,6 +28,60 @@ _DATA = resources.files("dpmarkov.datasets") / "data"
 ID_COLUMNS = (("PULocationID", "DOLocationID"), ("pickup_location_id", "dropoff_location_id"))
 
 
+#: Trips per (pickup, dropoff) pair are summed in doubles: exact up to 2**53.
+MAX_TRIPS = 2**53
+
+
+def read_table(path, *, what="file", **kwargs) -> pd.DataFrame:
+    """``pd.read_csv`` (or parquet for ``.parquet``/``.pq``) with errors that name the file.
+
+    A directory, a missing file, an empty, truncated (gzip) or binary file, or a
+    fake parquet raise ``ValueError`` naming the path and what is wrong with it.
+    """
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"{what}={_checks.show(path)} must be a path (str or pathlib.Path)")
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{what}={str(path)!r} is not a file")
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            return pd.read_parquet(path, **kwargs)
+        return pd.read_csv(path, **kwargs)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, EOFError,
+            OSError, ValueError, TypeError, KeyError, ImportError) as err:
+        if isinstance(err, ValueError) and "zone" in str(err):
+            raise
+        raise ValueError(f"{what}={str(path)!r} cannot be read as a "
+                         f"{'parquet' if path.suffix.lower() in ('.parquet', '.pq') else 'CSV'} "
+                         f"table ({type(err).__name__}: {err})") from err
+
+
+def _zone_ids(name: str, value) -> np.ndarray:
+    """Zone ids as floats: text, bools and complex numbers refused; NaN/None/NA counted."""
+    arr = np.asarray(value).ravel()
+    if arr.dtype.kind in "bUSc":
+        raise TypeError(f"{name} has dtype {arr.dtype}: zone ids are whole numbers "
+                        "(text is never parsed, a bool is not an id)")
+    if arr.dtype.kind == "O":
+        out = np.empty(arr.size)
+        for t, item in enumerate(arr):
+            if item is None or item is pd.NA or (isinstance(item, float) and np.isnan(item)):
+                out[t] = np.nan
+            elif isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Real):
+                raise TypeError(f"{name}[{t}]={_checks.show(item)} is not a zone id "
+                                "(a whole number)")
+            else:
+                try:
+                    out[t] = float(item)
+                except OverflowError as err:
+                    raise ValueError(f"{name}[{t}]={_checks.show(item)} is no zone id") from err
+        return out
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} has dtype {arr.dtype}: zone ids are whole numbers")
+    return arr.astype(float)
+
+
+@_checks.public(finite=False)
 def load_taxi_zones() -> pd.DataFrame:
     """The TLC taxi zone table: ``LocationID, Borough, Zone, service_zone`` (265 rows).
 
@@ -39,19 +96,35 @@ def _zone_table(zones) -> pd.DataFrame:
     if zones is None:
         return load_taxi_zones()
     if isinstance(zones, (str, Path)):
-        zones = pd.read_csv(zones)
+        zones = read_table(zones, what="zones")
     if not isinstance(zones, pd.DataFrame):
-        raise TypeError(f"zones={zones!r} must be None, a DataFrame or a path to a CSV file")
+        raise TypeError(f"zones={_checks.show(zones)} must be None, a DataFrame or a path to a "
+                        "CSV file")
     missing = [c for c in ("LocationID", "Borough", "Zone") if c not in zones.columns]
     if missing:
         raise ValueError(f"zones lacks the columns {missing}: a TLC zone table has "
                          f"LocationID, Borough, Zone (it has {list(zones.columns)})")
+    ids = _zone_ids("zones.LocationID", zones["LocationID"])
+    if np.any(~np.isfinite(ids)):
+        raise ValueError(f"zones.LocationID has {int(np.sum(~np.isfinite(ids)))} missing "
+                         "(NaN) ids: every zone needs an id")
+    if np.any(ids != np.round(ids)):
+        raise ValueError(f"zones.LocationID contains {ids[ids != np.round(ids)][0]!r}: zone ids "
+                         "are whole numbers")
+    values, seen = np.unique(ids, return_counts=True)
+    if np.any(seen > 1):
+        raise ValueError(f"zones.LocationID repeats the id {values[seen > 1][0]:.0f}: each zone "
+                         "id must be unique (a repeated id would merge two states)")
+    zones = zones.copy()
+    zones["LocationID"] = ids.astype(np.int64)
     return zones
 
 
 def _borough_zones(borough, zones: pd.DataFrame) -> pd.DataFrame:
     """The zones of ``borough`` (``None``: every zone), sorted by LocationID."""
     if borough is not None:
+        if not isinstance(borough, str):
+            raise TypeError(f"borough={_checks.show(borough)} must be a borough name or None")
         known = sorted(zones["Borough"].dropna().unique())
         if borough not in known:
             raise ValueError(f"borough={borough!r} is not in the zone table: choose one of "
@@ -60,6 +133,7 @@ def _borough_zones(borough, zones: pd.DataFrame) -> pd.DataFrame:
     return zones.sort_values("LocationID").reset_index(drop=True)
 
 
+@_checks.public(finite=False)
 def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=None):
     """Count matrix of trips from pickup zone to drop-off zone (eq. (4) before normalising).
 
@@ -92,7 +166,7 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
     states = _borough_zones(borough, table)
     ids = {}
     for name, value in (("pickup", pickup), ("dropoff", dropoff)):
-        arr = pd.to_numeric(pd.Series(np.asarray(value).ravel()), errors="coerce").to_numpy(float)
+        arr = _zone_ids(name, value)
         if np.any(~np.isfinite(arr)):
             raise ValueError(f"{name} has {int(np.sum(~np.isfinite(arr)))} missing or "
                              "non-numeric zone ids: every trip needs a zone id")
@@ -110,20 +184,27 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
     if weights is None:
         w = np.ones(ids["pickup"].size)
     else:
-        w = np.asarray(weights, dtype=float).ravel()
+        w = _checks._real_float_array("weights", weights).ravel()
         if w.shape != ids["pickup"].shape:
             raise ValueError(f"weights has {w.size} entries for {ids['pickup'].size} trips")
         if np.any(~np.isfinite(w)) or np.any(w < 0) or np.any(w != np.round(w)):
             raise ValueError("weights must be finite whole numbers >= 0 (trips per pair)")
+        if np.any(w > MAX_TRIPS):
+            raise ValueError(f"weights contains {w[w > MAX_TRIPS][0]!r}: at most 2**53 trips per "
+                             "pair are counted exactly")
     loc = states["LocationID"].to_numpy(np.int64)
     inside = np.isin(ids["pickup"], loc) & np.isin(ids["dropoff"], loc)
     i = np.searchsorted(loc, ids["pickup"][inside])
     j = np.searchsorted(loc, ids["dropoff"][inside])
     n = loc.size
     flat = np.bincount(i * n + j, weights=w[inside], minlength=n * n)
+    if np.any(flat > MAX_TRIPS):
+        raise ValueError(f"weights add up to {flat.max():.4g} trips for one pair: at most 2**53 "
+                         "are counted exactly (a larger count would be rounded or wrap around)")
     return np.rint(flat).astype(np.int64).reshape(n, n), states
 
 
+@_checks.public(finite=False)
 def load_taxi_counts(borough="Manhattan", *, years=None):
     """The shipped taxi chain: trips from zone to zone within ``borough``.
 
@@ -139,7 +220,10 @@ def load_taxi_counts(borough="Manhattan", *, years=None):
         table = pd.read_csv(path)
     available = sorted(table["year"].unique().tolist())
     if years is not None:
-        wanted = sorted(set(np.atleast_1d(years).tolist()))
+        listed = list(years) if isinstance(years, (list, tuple)) else [years]
+        for y in listed:
+            _checks.whole("years", y, 0)
+        wanted = sorted(set(int(y) for y in listed))
         bad = [y for y in wanted if y not in available]
         if bad or not wanted:
             raise ValueError(f"years={years!r}: the shipped samples cover {available}")
@@ -159,6 +243,7 @@ def _id_columns(columns) -> tuple[str, str]:
         f"{ID_COLUMNS[1]} (sample layout); found {list(columns)}")
 
 
+@_checks.public(finite=False)
 def trip_counts_from_file(path, *, borough="Manhattan", zones=None):
     """Count matrix from a TLC trip-record file, e.g. the paper's January 2025 month.
 
@@ -170,15 +255,6 @@ def trip_counts_from_file(path, *, borough="Manhattan", zones=None):
     pass its path; the zone table defaults to the shipped one.
     Book: chapter "Case study: NYC taxis".
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"path={str(path)!r} is not a file")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        import pyarrow.parquet as pq
-
-        pu, do = _id_columns(pq.read_schema(path).names)
-        frame = pd.read_parquet(path, columns=[pu, do])
-    else:
-        pu, do = _id_columns(pd.read_csv(path, nrows=0).columns)
-        frame = pd.read_csv(path, usecols=[pu, do])
+    frame = read_table(path, what="path")
+    pu, do = _id_columns(frame.columns)
     return trip_counts(frame[pu], frame[do], borough=borough, zones=zones)
