@@ -68,6 +68,7 @@ case "$cmd" in
     ;;
   bench)
     setup
+    "$PY" -m pip install -q -r benchmarks/requirements.txt   # quantecon, for comparison only
     for b in benchmarks/bench_*.py; do "$PY" "$b"; done
     ;;
   *)
