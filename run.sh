@@ -4,7 +4,8 @@
 # nothing but Python 3.11.
 #
 #   ./run.sh book      build the whole book, every notebook executed -> _build/html/index.html
-#   ./run.sh test      every test: unit tests, nbval on every notebook, clean book build with -W
+#   ./run.sh test      every test: unit tests, nbval on every notebook (each run once), then a
+#                      clean book build with -W from the notebooks' verified stored outputs
 #   ./run.sh student   the student edition (solutions hidden) -> _build/student/index.html
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
@@ -53,14 +54,22 @@ case "$cmd" in
   test)
     setup
     rm -rf _build
-    echo "== clean book build, warnings as errors =="
-    build_book . --all -W -n --keep-going
-    echo "== unit tests and nbval on every notebook =="
+    # Every notebook runs once: nbval executes it and compares every output with the
+    # stored one; the book is then built from those verified stored outputs with
+    # execution off (scripts/stored_outputs_config.py), warnings as errors.
+    echo "== unit tests and nbval on every notebook (each executed once) =="
+    status=0
     "$PY" -m pytest -n 2 --dist loadfile tests book/*.ipynb --nbval \
-      --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider
+      --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider || status=$?
+    echo "== clean book build from the verified stored outputs, warnings as errors =="
+    "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
+    build_book . --config _build/_config_stored_outputs.yml --all -W -n --keep-going \
+      || status=$?
+    exit "$status"
     ;;
   bench)
     setup
+    "$PY" -m pip install -q -r benchmarks/requirements.txt   # quantecon, for comparison only
     for b in benchmarks/bench_*.py; do "$PY" "$b"; done
     ;;
   assignments)

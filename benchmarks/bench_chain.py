@@ -12,7 +12,13 @@ of the tests.  Three questions (GitHub issue 5):
     two chains whose pi is known exactly;
 (c) peak memory (tracemalloc, which sees numpy's allocations) of one-shot and batched
     draws: 1000 x 265 x 265 doubles are 562 MB, and streaming the batches keeps the
-    whole pipeline far below 1 GiB.
+    whole pipeline far below 1 GiB;
+(d) ``dm.stationary_distribution`` side by side with quantecon's jitted ``gth_solve``
+    (a benchmark-only dependency, benchmarks/requirements.txt) and numpy's solve, in the
+    same run (GitHub issue 15): one 265-state chain (target <= 1.0x quantecon), a stack
+    of 265-state chains and n = 1000, 2000, 4000 (targets <= 0.5x quantecon), the
+    growth exponent of the time in n, peak memory at n = 4000 (target <= 1.5x the
+    input) and the accuracy of all three on a nearly decomposable chain.
 
 The chain is synthetic and dense (every count 1..199, as many states as the TLC zone
 table) -- the hardest case for both steps.  Timings are the best of ``REPEATS`` runs for
@@ -143,6 +149,100 @@ def peak_mib(fn):
     return peak / 2**20
 
 
+def cpu_rounds(fns, rounds, inner=1):
+    """Interleaved rounds like ``interleaved``, timed in CPU seconds of this process.
+
+    Every contender runs single-threaded (one BLAS thread; numba's loop is serial),
+    so process CPU time measures the work itself, not the waiting for a core on a
+    shared machine; wall times are reported next to it.
+    """
+    cpu = {name: [] for name in fns}
+    wall = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            c0, w0 = time.process_time(), time.perf_counter()
+            for _ in range(inner):
+                fn()
+            cpu[name].append((time.process_time() - c0) / inner)
+            wall[name].append((time.perf_counter() - w0) / inner)
+    return ({k: np.array(v) for k, v in cpu.items()}, {k: np.array(v) for k, v in wall.items()})
+
+
+def random_chain(n, seed=SEED):
+    rng = np.random.default_rng(seed + n)
+    counts = rng.integers(1, 200, size=(n, n)).astype(float)
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def versus_quantecon():
+    """(d): stationary distributions against quantecon's gth_solve and numpy's solve."""
+    try:
+        from quantecon.markov import gth_solve
+    except ImportError:
+        print("\n(d) skipped: quantecon is not installed "
+              "(pip install -r benchmarks/requirements.txt)")
+        return
+    import quantecon
+    print(f"\n(d) dm.stationary_distribution vs quantecon {quantecon.__version__} gth_solve "
+          "(numba) vs numpy solve; CPU time, interleaved rounds (best / median of the "
+          "per-round ratios)")
+    gth_solve(np.array([[0.5, 0.5], [0.5, 0.5]]))                  # compile outside the timing
+
+    def row(label, cpu, wall, target=None):
+        r_best = cpu["dm"].min() / cpu["qe"].min()
+        r_med = np.median(cpu["dm"] / cpu["qe"])
+        extra = "" if "np" not in cpu else (
+            f"; numpy solve {cpu['np'].min() * 1e3:8.2f} ms (dm / numpy "
+            f"{cpu['dm'].min() / cpu['np'].min():.1f}x)")
+        aim = "" if target is None else f" (target <= {target}x)"
+        print(f"    {label:28s} dm {cpu['dm'].min() * 1e3:9.2f} ms, quantecon "
+              f"{cpu['qe'].min() * 1e3:9.2f} ms: dm / quantecon best {r_best:.2f}x, "
+              f"median {r_med:.2f}x{aim}{extra}; wall ratio of medians "
+              f"{np.median(wall['dm']) / np.median(wall['qe']):.2f}x")
+        return r_best, r_med
+
+    P = random_chain(N_STATES)
+    cpu, wall = cpu_rounds({"dm": lambda: dm.stationary_distribution(P),
+                            "qe": lambda: gth_solve(P),
+                            "np": lambda: numpy_stationary(P)}, rounds=40, inner=5)
+    row(f"one {N_STATES}-state chain", cpu, wall, 1.0)
+
+    stack = np.stack([random_chain(N_STATES, SEED + i) for i in range(100)])
+    cpu, wall = cpu_rounds({"dm": lambda: dm.stationary_distribution(stack),
+                            "qe": lambda: [gth_solve(m) for m in stack],
+                            "np": lambda: numpy_stationary(stack)}, rounds=5)
+    row(f"stack of 100 x {N_STATES}", cpu, wall, 0.5)
+
+    sizes, t_dm = [], []
+    for n in (1000, 2000, 4000):
+        P = random_chain(n)
+        rounds = 3 if n <= 2000 else 1
+        cpu, wall = cpu_rounds({"dm": lambda: dm.stationary_distribution(P),
+                                "qe": lambda: gth_solve(P)}, rounds=rounds)
+        row(f"one chain, n = {n}", cpu, wall, 0.5)
+        sizes.append(n)
+        t_dm.append(cpu["dm"].min())
+    slope = np.polyfit(np.log(sizes), np.log(t_dm), 1)[0]
+    print(f"    dm time grows as n^{slope:.2f} over n = {sizes[0]}..{sizes[-1]} (O(n^3) flops)")
+
+    P = random_chain(4000)
+    tracemalloc.start()
+    pi = dm.stationary_distribution(P)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"    peak memory at n = 4000: {peak / P.nbytes:.2f}x the input "
+          f"({P.nbytes / 2**20:.0f} MiB; target <= 1.5x); quantecon copies the matrix once "
+          "(1x, numba allocations are not traced)")
+    print(f"    max |pi_dm / pi_quantecon - 1| at n = 4000: "
+          f"{np.max(np.abs(pi / gth_solve(P) - 1)):.1e}")
+
+    Pn, exact = ncd_chain()
+    print("    accuracy on the nearly decomposable chain (coupling 1e-13, pi = 1/n), max "
+          f"relative error: dm {relative_error(dm.stationary_distribution(Pn), exact):.1e}, "
+          f"quantecon {relative_error(gth_solve(Pn), exact):.1e}, "
+          f"numpy solve {relative_error(numpy_stationary(Pn), exact):.1e}")
+
+
 def main():
     print(f"# bench_chain: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"numpy {np.__version__}, python {platform.python_version()}, "
@@ -223,6 +323,8 @@ def main():
     print(f"    process peak RSS (ru_maxrss, whole run)  {rss:7.0f} MiB  (includes (b): the "
           "stack of private chains and the solve baseline's I - P + 1 1^T, 536 MiB each)")
     assert m_dm < 1024 and m_stream < 1024, "batching should keep the draws under 1 GiB"
+
+    versus_quantecon()
     print(f"\n# load average at the end {os.getloadavg()[0]:.1f}")
 
 

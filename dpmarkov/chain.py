@@ -470,8 +470,19 @@ def gth_textbook(P) -> np.ndarray:
         pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
     return pi / pi.sum(axis=-1, keepdims=True)
 
-def _gth(A: np.ndarray, panel: int = GTH_PANEL) -> np.ndarray:
-    """GTH on a stack (b, n, n) of irreducible stochastic matrices; returns (b, n) vectors pi.
+def _gth_panel_width(n: int) -> int:
+    """Panel width of the blocked GTH: ``GTH_PANEL`` states, more for big matrices.
+
+    Wider panels turn the update of the kept block into a matrix product of
+    higher rank (less memory traffic per flop); the elimination inside a panel
+    costs O(n w^2) in small steps, negligible next to the O(n^3) products for
+    w <= sqrt(n).
+    """
+    return GTH_PANEL if n < 512 else 4 * GTH_PANEL
+
+
+def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
+    """GTH on a stack (b, n, n) of stochastic matrices; returns the (b, n) vectors pi.
 
     ``A`` is scratch (overwritten).  Textbook GTH {cite}`grassmann1985` eliminates
     the states p = n-1, ..., 1 one at a time: with s_p = sum_{j<p} A[p, j] (the
@@ -480,7 +491,14 @@ def _gth(A: np.ndarray, panel: int = GTH_PANEL) -> np.ndarray:
         A[i, p] /= s_p,    A[i, j] += A[i, p] A[p, j],
 
     and then pi_0 = 1, pi_j = sum_{i<j} pi_i A[i, j].  Only non-negative numbers are
-    added, multiplied and divided, so every pi_j has a small relative error.
+    added, multiplied and divided, so every pi_j has a small relative error, and a
+    quantity is exactly 0 in floating point only if it is 0 in exact arithmetic
+    (or underflowed).  So GTH decides irreducibility by itself: a second closed
+    class makes some s_p = 0, the division by it leaves an infinity or a NaN in
+    pi (below, 1/s_p enters the probe M that every later pi_j passes through), and
+    a transient state gets pi_j = 0 exactly; an irreducible chain gets a finite pi
+    > 0 unless something under- or overflowed.  The caller checks that pi is
+    finite and positive and sends any other matrix to ``_gth_one_safely``.
 
     Blocked version: the states lo..hi of a panel (w = ``panel`` states) are
     eliminated together, and the rank-one updates that reach the kept states
@@ -494,66 +512,117 @@ def _gth(A: np.ndarray, panel: int = GTH_PANEL) -> np.ndarray:
     panel columns), the panel rows' kept columns T A[J, :lo] (T = the panel
     rows' probe columns), and the kept block gets every update at once,
 
-        A[:lo, :lo] += (A[:lo, J] M) T A[J, :lo]      (J = lo..hi).
+        A[:lo, :lo] += (A[:lo, J] M) T A[J, :lo]      (J = lo..hi),
 
-    M, T, the products and the sums involve non-negative numbers only, so the
-    relative accuracy is that of textbook GTH (the tests compare the two to
-    1e-13 on random and nearly decomposable chains), while most of the work is a
-    BLAS matrix product.  The back substitution uses the panels too: T is
-    (I - U)^{-1} for U the panel's eliminated upper triangle, so
-    pi_J = (pi_{<lo} A[:lo, J]) T.
+    applied in blocks of rows so that no temporary as large as A is made (the
+    whole computation needs A plus O(n w) numbers per matrix).  M, T, the products
+    and the sums involve non-negative numbers only, so the relative accuracy is
+    that of textbook GTH (the tests compare the two to 1e-13 on random and nearly
+    decomposable chains), while most of the work is a BLAS matrix product.  The
+    back substitution uses the panels too: T is (I - U)^{-1} for U the panel's
+    eliminated upper triangle, so pi_J = (pi_{<lo} A[:lo, J] M) T, with
+    A[:lo, J] M kept in A's own panel columns.
     """
-    b, n, _ = A.shape
+    n = A.shape[-1]
+    if panel is None:
+        panel = _gth_panel_width(n)
+    if A.shape[0] == 1:                     # one matrix: 2-d arrays, fewer numpy overheads
+        return _gth_panels(A[0], panel)[None]
+    return _gth_panels(A, panel)
+
+
+def _gth_panels(A: np.ndarray, panel: int) -> np.ndarray:
+    """The panel loop of ``_gth`` on a stack (b, n, n) or on one matrix (n, n)."""
+    n = A.shape[-1]
+    lead = A.shape[:-2]
+    add_reduce, multiply_outer = np.add.reduce, np.multiply.outer
+    rows = max(512, -(-n // 8))             # update rows per product: a temporary <= A / 8
+    template = np.zeros((2 * panel, 2 * panel + 1))
+    template[:panel, panel + 1:] = template[panel:, :panel] = np.eye(panel)   # the probes
     panels = []
     hi = n - 1
     while hi >= 1:
         lo = max(1, hi - panel + 1)
         w = hi - lo + 1
-        Y = np.zeros((b, 2 * w, 2 * w + 1))
-        Y[:, :w, w + 1:] = np.eye(w)                              # probe rows
-        Y[:, w:, :w] = np.eye(w)                                  # probe columns
-        Y[:, w:, w] = A[:, lo:hi + 1, :lo].sum(axis=-1)           # sums over kept columns
-        Y[:, w:, w + 1:] = A[:, lo:hi + 1, lo:hi + 1]             # the panel block
-        for r in range(w - 1, -1, -1):                            # eliminate state lo + r
-            row, col = w + r, w + 1 + r                           # its row and column in Y
-            s = Y[:, row, w:col].sum(axis=-1, keepdims=True)
-            Y[:, :row, col] /= s
-            Y[:, :row, :col] += Y[:, :row, col, None] * Y[:, row, None, :col]
-        C = A[:, :lo, lo:hi + 1] @ Y[:, :w, w + 1:]               # A[:lo, J] M
-        T = Y[:, w:, :w]
-        A[:, :lo, :lo] += (C @ T) @ A[:, lo:hi + 1, :lo]
-        panels.append((lo, hi, C, T))
+        J = slice(lo, hi + 1)
+        if w == panel:
+            Y = np.repeat(template[None], A.shape[0], axis=0) if lead else template.copy()
+        else:
+            Y = np.zeros(lead + (2 * w, 2 * w + 1))
+            Y[..., :w, w + 1:] = Y[..., w:, :w] = np.eye(w)      # probe rows and columns
+        Y[..., w:, w] = add_reduce(A[..., J, :lo], axis=-1)       # sums over kept columns
+        Y[..., w:, w + 1:] = A[..., J, J]                         # the panel block
+        if not lead:                                              # one matrix
+            for r in range(w - 1, -1, -1):                        # eliminate state lo + r
+                row, col = w + r, w + 1 + r                       # its row and column in Y
+                c = Y[:row, col]
+                c /= add_reduce(Y[row, w:col])                    # s_p
+                Y[:row, :col] += multiply_outer(c, Y[row, :col])
+        else:                                                     # the same on a stack
+            for r in range(w - 1, -1, -1):
+                row, col = w + r, w + 1 + r
+                s = add_reduce(Y[:, row, w:col], axis=-1)
+                Y[:, :row, col] /= s[:, None]
+                Y[:, :row, :col] += Y[:, :row, col, None] * Y[:, row, None, :col]
+        T = Y[..., w:, :w]
+        C = A[..., :lo, J] @ Y[..., :w, w + 1:]                   # A[:lo, J] M
+        A[..., :lo, J] = C                                        # kept for the back substitution
+        R = T @ A[..., J, :lo]                                    # T A[J, :lo], (w, lo)
+        for r0 in range(0, lo, rows):
+            r1 = min(lo, r0 + rows)
+            A[..., r0:r1, :lo] += C[..., r0:r1, :] @ R
+        panels.append((lo, hi, T))
         hi = lo - 1
-    pi = np.empty((b, n))
-    pi[:, 0] = 1.0
-    for lo, hi, C, T in reversed(panels):
-        pi[:, lo:hi + 1] = ((pi[:, None, :lo] @ C) @ T)[:, 0]
+    pi = np.empty(lead + (n,))
+    pi[..., 0] = 1.0
+    for lo, hi, T in reversed(panels):
+        pi[..., lo:hi + 1] = ((pi[..., None, :lo] @ A[..., :lo, lo:hi + 1]) @ T)[..., 0, :]
     return pi / pi.sum(axis=-1, keepdims=True)
 
 
-def _checked_chains(P) -> np.ndarray:
-    """``check_stochastic`` and ``check_irreducible`` for a big stack, in three passes.
+def _stochastic_fast(P) -> np.ndarray:
+    """``P`` as a float array of stochastic matrices (..., n, n), checked in three passes.
 
-    The entrywise minimum and maximum over the stack and the row sums decide
-    everything in the common case: all finite, >= 0, rows summing to 1, and one
-    pattern of positive entries shared by every matrix (then one strongly
-    connected components search decides irreducibility).  Anything else goes
-    through the two public checks, which name the problem.
+    The minimum, the maximum and the row sums decide the common case (finite,
+    entries >= 0, rows summing to 1 within ``ROW_SUM_ATOL``) without a temporary
+    as large as P; anything else goes through ``check_stochastic``, which names
+    the problem.  Irreducibility is left to GTH (see ``_gth``).
     """
-    try:
-        arr = np.asarray(P, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
-        return check_irreducible(check_stochastic(P))
-    flat = arr.reshape((-1,) + arr.shape[-2:])
-    low, high = flat.min(axis=0), flat.max(axis=0)
-    fine = (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and low.min() >= 0
-            and np.all(np.abs(flat.sum(axis=-1) - 1) <= ROW_SUM_ATOL)
-            and np.all((low > 0) | (high == 0)))                # one pattern for the stack
-    if not fine or connected_components(high > 0, directed=True, connection="strong")[0] != 1:
-        return check_irreducible(check_stochastic(arr))
+    if isinstance(P, np.ndarray) and P.dtype == np.float64:
+        arr = P
+    else:
+        arr = _checks.as_float_array("P", P)
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
+        return check_stochastic(arr)
+    low, high = arr.min(), arr.max()                       # NaN propagates into both
+    if not (low >= 0 and np.isfinite(high)
+            and np.all(np.abs(arr.sum(axis=-1) - 1) <= ROW_SUM_ATOL)):
+        _checks.as_float_array("P", arr)                   # names a NaN or an infinity
+        return check_stochastic(arr)
     return arr
+
+
+def _checked_chains(P) -> np.ndarray:
+    """``check_stochastic`` and ``check_irreducible``: what ``method="solve"`` needs."""
+    return check_irreducible(_stochastic_fast(P))
+
+
+def _gth_one_safely(P: np.ndarray) -> np.ndarray:
+    """pi of one stochastic matrix whose blocked GTH hit a zero, an overflow or an underflow.
+
+    Reducible chains are named by ``check_irreducible``.  Otherwise the textbook
+    order (no probe matrices, whose entries 1/s_p can overflow when s_p is
+    subnormal) gives pi; components whose true value lies below the smallest
+    double come out as 0 (still a probability, never NaN or negative).
+    """
+    check_irreducible(P)
+    with np.errstate(all="ignore"):
+        pi = gth_textbook(P[None])[0]
+    if not (np.all(np.isfinite(pi)) and np.all(pi >= 0)):
+        raise ValueError("P is irreducible but its entries are so small (down to "
+                         f"{P[P > 0].min():.3g}) that GTH under- or overflowed in double "
+                         "precision: rescale the chain (e.g. lazify or merge states)")
+    return pi
 
 
 @_checks.public
@@ -570,27 +639,61 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     sum of off-diagonal entries), so every component of pi is computed to high
     *relative* accuracy even for nearly decomposable chains whose pi spans many
     orders of magnitude.  O(n^3) per matrix, blocked (``_gth``): most of the
-    work is one BLAS matrix product per panel of ``GTH_PANEL`` states, on
-    ``GTH_BATCH`` matrices at a time.
-    ``method="solve"``: LAPACK solve of (I - P + 1 1^T)^T pi = 1, somewhat faster
-    for big stacks (1,000 matrices of 265 x 265 on the benchmark machine: about
-    0.8 s against 1.3 s, see benchmarks/README.md), but small components lose
-    relative accuracy on nearly decomposable chains.
+    work is one BLAS matrix product per panel of states, on ``GTH_BATCH``
+    matrices at a time; the memory needed beyond P is one batch's copy.  The
+    input checks are three passes over P (minimum, maximum, row sums);
+    irreducibility is read off GTH's own pivots (every s_p > 0 and pi > 0),
+    and only a chain that fails it is searched as a graph, to name the closed
+    class.
+    ``method="solve"``: LAPACK solve of (I - P + 1 1^T)^T pi = 1, accurate in
+    absolute terms only: small components of nearly decomposable chains lose
+    their relative accuracy, and where rounding makes a component negative or
+    the system singular a ``ValueError`` says so (use ``"gth"``).
     Book: "Stationary distribution and convergence".
     """
     _checks.choice("method", method, ("gth", "solve"))
-    arr = _checked_chains(P)
+    if method == "solve":
+        arr = _checked_chains(P)
+    else:
+        arr = _stochastic_fast(P)
     n = arr.shape[-1]
     flat = arr.reshape(-1, n, n)
     if n == 1:
         return np.ones(arr.shape[:-1])
     if method == "solve":
         A = np.eye(n) - flat + 1.0
-        pi = np.linalg.solve(np.swapaxes(A, -1, -2), np.ones(flat.shape[:-1] + (1,)))[..., 0]
+        with np.errstate(all="ignore"):
+            try:
+                pi = np.linalg.solve(np.swapaxes(A, -1, -2),
+                                     np.ones(flat.shape[:-1] + (1,)))[..., 0]
+            except np.linalg.LinAlgError:
+                pi = None
+        if pi is None or not (np.all(np.isfinite(pi)) and np.all(pi >= 0)):
+            bad = "singular" if pi is None else (
+                f"gave {pi[~(np.isfinite(pi) & (pi >= 0))].flat[0]!r}")
+            raise ValueError(
+                f"method='solve': the system (I - P + 1 1^T)^T pi = 1 is {bad} in double "
+                "precision (the chain is too nearly decomposable for a plain solve); "
+                "method='gth' computes pi to full relative accuracy")
         return pi.reshape(arr.shape[:-1])
     out = np.empty(flat.shape[:-1])
-    for s in range(0, flat.shape[0], GTH_BATCH):
-        out[s:s + GTH_BATCH] = _gth(flat[s:s + GTH_BATCH].copy())
+    for start in range(0, flat.shape[0], GTH_BATCH):
+        stop = min(start + GTH_BATCH, flat.shape[0])
+        with np.errstate(all="ignore"):                  # checked just below
+            pi = _gth(flat[start:stop].copy())
+        ok = np.all((pi > 0) & (pi <= 1), axis=-1)      # False for NaN, infinities and zeros
+        out[start:stop] = pi
+        for i in np.flatnonzero(~ok):
+            try:
+                out[start + i] = _gth_one_safely(flat[start + i])
+            except ValueError as err:
+                if flat.shape[0] == 1:
+                    raise
+                where = f" (matrix {start + i} of the stack)"
+                msg = str(err)
+                msg = (msg.replace("P is reducible:", f"P is reducible{where}:", 1)
+                       if msg.startswith("P is reducible:") else msg + where)
+                raise ValueError(msg) from None
     return out.reshape(arr.shape[:-1])
 
 
@@ -611,7 +714,16 @@ def fundamental_matrix(P) -> np.ndarray:
     arr = check_stochastic(P)
     pi = stationary_distribution(arr)
     n = arr.shape[-1]
-    return np.linalg.inv(np.eye(n) - arr + np.ones((n, 1)) * pi[..., None, :])
+    with np.errstate(all="ignore"):
+        try:
+            Z = np.linalg.inv(np.eye(n) - arr + np.ones((n, 1)) * pi[..., None, :])
+        except np.linalg.LinAlgError:
+            Z = None
+    if Z is None or not np.all(np.isfinite(Z)):
+        raise ValueError("P is so nearly decomposable that I - P + 1 pi^T is singular in double "
+                         "precision: its fundamental matrix Z (whose norm grows like 1 over the "
+                         "coupling between the blocks) cannot be represented")
+    return Z
 
 
 # --------------------------------------------------------------------------- ergodicity
@@ -638,8 +750,12 @@ def ergodicity_coefficient(G) -> np.ndarray:
     n = arr.shape[-1]
     h = n // 2
     col = np.sort(arr, axis=-2)
-    spread = col[..., n - h:, :].sum(axis=-2) - col[..., :h, :].sum(axis=-2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = col[..., n - h:, :].sum(axis=-2) - col[..., :h, :].sum(axis=-2)
     out = spread.max(axis=-1)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"G has entries up to {np.abs(arr).max():.3g}: tau_inf(G) overflows "
+                         "double precision (rescale G; tau_inf(c G) = |c| tau_inf(G))")
     return out if out.ndim else float(out)
 
 

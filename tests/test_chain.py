@@ -631,3 +631,61 @@ def test_underflow_and_shape_errors():
 def test_iter_privatize_chain_checks_inputs_at_the_call():
     with pytest.raises(ValueError, match="all zero"):
         dm.iter_privatize_chain([[0, 0], [1, 1]], 10, support=np.ones((2, 2), bool), size=3)   # no next() needed
+
+
+# --------------------------------------------------------------------------- extreme inputs (issue 10)
+def test_stationary_with_subnormal_coupling_is_exact_not_nan():
+    # two states joined by the smallest double: pi = (1/2, 1/2) exactly by symmetry; the
+    # blocked GTH's probes would need 1/5e-324 (overflow), so the textbook order takes over
+    P = [[1, 5e-324], [5e-324, 1]]
+    assert np.array_equal(dm.stationary_distribution(P), [0.5, 0.5])
+    assert np.array_equal(dm.stationary_distribution(np.stack([P, P])), [[0.5, 0.5]] * 2)
+    # asymmetric: pi proportional to (b, a) for P = [[1-a, a], [b, 1-b]] (detailed balance)
+    a, b = 3e-320, 1e-320
+    Q = np.array([[1, a], [b, 1]])
+    pi = dm.stationary_distribution(Q)
+    assert np.allclose(pi, [0.25, 0.75], rtol=1e-3)      # a, b subnormal: ~3 digits
+    # a plain solve cannot resolve it: a ValueError, never NaN or a negative probability
+    with pytest.raises(ValueError, match="method='solve'.*method='gth'"):
+        dm.stationary_distribution(P, method="solve")
+    with pytest.raises(ValueError, match="singular"):
+        dm.fundamental_matrix(P)
+
+
+def test_stationary_solve_never_returns_a_negative_probability():
+    # birth-death chain with pi down to ~1e-165: rounding in a plain solve makes most of
+    # the tiny components negative (about -1e-16); the solve must refuse, GTH must get
+    # them right
+    P, exact = birth_death(62, 1e-3, 0.5)
+    assert exact.min() < 1e-160
+    pi = dm.stationary_distribution(P)
+    assert np.max(np.abs(pi / exact - 1)) < 1e-12
+    try:
+        solved = dm.stationary_distribution(P, method="solve")
+    except ValueError as err:
+        assert "method='gth'" in str(err)
+    else:
+        assert np.all(solved >= 0) and np.all(np.isfinite(solved))
+
+
+def test_stationary_reducible_detected_by_gth_itself():
+    # the default method decides irreducibility from GTH's own zeros and infinities;
+    # every reducible shape must still give the named ValueError
+    two_closed = np.array([[0.5, 0.5, 0, 0], [0.5, 0.5, 0, 0], [0, 0, 0.3, 0.7], [0, 0, 1, 0]])
+    transient = np.array([[1.0, 0, 0], [0.2, 0.3, 0.5], [0.5, 0.5, 0]])
+    absorbing_last = np.array([[0.5, 0.5, 0], [0.2, 0.3, 0.5], [0, 0, 1.0]])
+    for P in (two_closed, transient, absorbing_last, two_closed[::-1, ::-1]):
+        with pytest.raises(ValueError, match="reducible"):
+            dm.stationary_distribution(P)
+        big = np.eye(40)                       # the same inside a bigger, multi-panel chain
+        big[:P.shape[0], :P.shape[0]] = P
+        big[P.shape[0]:] = np.roll(np.eye(40), 1, axis=1)[P.shape[0]:]   # a cycle back ...
+        big[P.shape[0]:, :] = 0
+        big[P.shape[0]:, 0] = 1                                          # ... into state 0
+        with pytest.raises(ValueError, match="reducible"):
+            dm.stationary_distribution(big)
+
+
+def test_ergodicity_coefficient_overflow_is_an_error():
+    with pytest.raises(ValueError, match="overflows"):
+        dm.ergodicity_coefficient([[1e308, -1e308], [-1e308, 1e308]])
