@@ -205,6 +205,14 @@ def build_wheel(outdir: Path) -> Path:
 
 
 def _builder_inited(app):
+    if app.builder.name == "singlehtml":
+        # sphinx-proof registers its nodes for "html" only, and because other extensions
+        # register "singlehtml" handlers Sphinx does not fall back to the html ones: share
+        # them (the PDF prints the single-page book).
+        handlers = app.registry.translation_handlers
+        single = handlers.setdefault("singlehtml", {})
+        for node, funcs in handlers.get("html", {}).items():
+            single.setdefault(node, funcs)
     app.set_html_assets_policy("always")  # MathJax on every page (sidebar titles)
     build_wheel(Path(app.srcdir) / "_build" / "wheel")
 
@@ -308,6 +316,57 @@ def _process_docstring(app, what, name, obj, options, lines):
         lines += ["", f"**In the book:** {links}", ""]
 
 
+# ---------------------------------------------------------------- bibliography labels
+def _author_year_style():
+    """A pybtex style whose labels are "Benvenuti et al., 2026", matching the book's
+    author-year citations (``bibtex_reference_style: author_year``), sorted by author."""
+    from pybtex.richtext import Text
+    from pybtex.style.formatting.plain import Style as PlainStyle
+    from pybtex.style.labels import BaseLabelStyle
+
+    def surname(person):
+        raw = " ".join(person.prelast_names + person.last_names)
+        return Text.from_latex(raw).render_as("text")
+
+    class AuthorYearLabels(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            labels = [self.format_label(e) for e in sorted_entries]
+            seen = {}
+            for label in labels:
+                seen[label] = seen.get(label, 0) + 1
+            suffix = {}
+            for label in labels:  # "Dwork et al., 2006a", "... 2006b" when two collide
+                if seen[label] > 1:
+                    suffix[label] = suffix.get(label, 0) + 1
+                    yield f"{label}{chr(ord('a') + suffix[label] - 1)}"
+                else:
+                    yield label
+
+        def format_label(self, entry):
+            people = entry.persons.get("author") or entry.persons.get("editor") or []
+            if not people:
+                who = Text.from_latex(entry.fields.get("organization", entry.key)).render_as("text")
+            elif len(people) == 1:
+                who = surname(people[0])
+            elif len(people) == 2:
+                who = f"{surname(people[0])} and {surname(people[1])}"
+            else:
+                who = f"{surname(people[0])} et al."
+            return f"{who}, {entry.fields.get('year', 'n.d.')}"
+
+    class AuthorYearStyle(PlainStyle):
+        default_label_style = "dpmarkov_authoryear"
+
+    return AuthorYearLabels, AuthorYearStyle
+
+
+def _register_bib_style():
+    from pybtex.plugin import register_plugin
+    labels, style = _author_year_style()
+    register_plugin("pybtex.style.labels", "dpmarkov_authoryear", labels, force=True)
+    register_plugin("pybtex.style.formatting", "dpmarkov_authoryear", style, force=True)
+
+
 LITERAL = re.compile(r"(``.+?``)")
 
 
@@ -323,6 +382,7 @@ def _escape_bars(app, what, name, obj, options, lines):
 
 
 def setup(app):
+    _register_bib_style()
     app.connect("config-inited", _config_inited)
     app.connect("builder-inited", _builder_inited)
     app.connect("build-finished", _copy_mathjax)
