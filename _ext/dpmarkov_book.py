@@ -237,18 +237,43 @@ def api_modules() -> list[str]:
     return ["dpmarkov", "dpmarkov.baselines", "dpmarkov.datasets", "dpmarkov.verify.claims"]
 
 
+def summary_line(obj) -> str:
+    """The first paragraph of a docstring, on one line (our docstrings open with a summary)."""
+    doc = inspect.getdoc(obj) or ""
+    return " ".join(doc.split("\n\n")[0].split())
+
+
 class DpmarkovApi(SphinxDirective):
-    """``dpmarkov-api`` MODULE: a summary table and full entries for ``MODULE.__all__``."""
+    """``dpmarkov-api`` MODULE: a summary table and full entries for MODULE's public names.
+
+    The table is built from nodes (the summaries are shown as plain text, never parsed,
+    so ``|x|`` or ``k*C`` in a summary cannot break the build); the entries come from
+    autodoc (``autofunction``/``autoclass``), with napoleon reading numpydoc sections."""
 
     required_arguments = 1
 
     def run(self):
+        from sphinx import addnodes
         modname = self.arguments[0]
         mod = importlib.import_module(modname)
         names = public_names(modname)
-        lines = [f".. currentmodule:: {modname}", "", ".. autosummary::", "   :nosignatures:", ""]
-        lines += [f"   {name}" for name in names]
-        lines.append("")
+        table = nodes.table(classes=["dpmarkov-api-summary"])
+        group = nodes.tgroup(cols=2)
+        table += group
+        group += nodes.colspec(colwidth=30)
+        group += nodes.colspec(colwidth=70)
+        body = nodes.tbody()
+        group += body
+        for name in names:
+            ref = addnodes.pending_xref("", refdomain="py", reftype="obj",
+                                        reftarget=f"{modname}.{name}", refexplicit=True,
+                                        refwarn=True)
+            ref += nodes.literal(name, name)
+            row = nodes.row()
+            row += nodes.entry("", nodes.paragraph("", "", ref))
+            row += nodes.entry("", nodes.paragraph("", summary_line(getattr(mod, name))))
+            body += row
+        lines = [f".. currentmodule:: {modname}", ""]
         for name in names:
             obj = getattr(mod, name)
             kind = "autoclass" if isinstance(obj, type) else (
@@ -257,11 +282,11 @@ class DpmarkovApi(SphinxDirective):
             if kind == "autoclass":
                 lines += ["   :members:"]
             lines.append("")
-        node = nodes.section()
-        node.document = self.state.document
+        holder = nodes.section()
+        holder.document = self.state.document
         self.state.nested_parse(StringList(lines, source=f"<dpmarkov-api {modname}>"),
-                                self.content_offset, node, match_titles=False)
-        return node.children
+                                self.content_offset, holder, match_titles=False)
+        return [table, *holder.children]
 
 
 def chapter_titles(srcdir: Path) -> dict[str, str]:

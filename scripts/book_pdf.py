@@ -42,7 +42,7 @@ html { font-size: 13px; }
 .book-toc .entry { display: flex; margin-left: 1.2em; }
 .book-toc .entry a { color: inherit; text-decoration: none; }
 .book-toc .entry .dots { flex: 1; border-bottom: 1px dotted #888; margin: 0 .4em .3em; }
-section > h1, div.section > h1 { break-before: page; }
+span[id^="document-"] + section { break-before: page; }
 .toggle-hidden { visibility: visible !important; opacity: 1 !important; height: auto !important; }
 .bd-article-container, .bd-main .bd-content { max-width: 100% !important; }
 </style>
@@ -81,16 +81,23 @@ def build_singlehtml() -> Path:
     jb = Path(sys.executable).with_name("jupyter-book")
     subprocess.run([str(jb), "build", str(ROOT), "--config", str(cfg), "--path-output", str(OUT),
                     "--builder", "custom", "--custom-builder", "singlehtml", "--all"], check=True)
-    return OUT / "_build" / "singlehtml" / "index.html"
+    root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
+    return OUT / "_build" / "singlehtml" / f"{root}.html"
 
 
-def chapter_titles(page: str) -> dict[str, tuple[str, str]]:
-    """docname -> (anchor id, title) of each chapter's section in the single page."""
+def chapter_titles(page: str) -> dict[str, tuple[str, str, str]]:
+    """docname -> (anchor id, title as HTML, title as plain text without its formulas) of
+    each chapter in the single page (the root page first; the others are h2 there)."""
     out = {}
-    for m in re.finditer(r'<span id="document-([^"]+)"></span>\s*<section[^>]*id="([^"]+)"[^>]*>\s*'
-                         r'<h1>(.*?)<a class="headerlink"', page, re.S):
-        title = html.unescape(re.sub(r"<[^>]+>", "", m.group(3))).strip()
-        out[m.group(1)] = (m.group(2), title)
+    pat = re.compile(r'(?:<span id="document-([^"]+)"></span>|<article class="bd-article">)\s*'
+                     r'<section[^>]*id="([^"]+)"[^>]*>\s*<h[12]>(.*?)<a class="headerlink"', re.S)
+    root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
+    for m in pat.finditer(page):
+        doc = m.group(1) or root
+        title_html = m.group(3).strip()
+        plain = re.sub(r'<span class="math[^"]*">.*?</span>', " ", title_html, flags=re.S)
+        plain = html.unescape(re.sub(r"<[^>]+>", "", plain)).strip()
+        out.setdefault(doc, (m.group(2), title_html, plain))
     return out
 
 
@@ -102,9 +109,9 @@ def toc_html(chapters, pages: dict[str, int]) -> str:
         for doc in docs:
             if doc not in chapters:
                 continue
-            anchor, title = chapters[doc]
+            anchor, title, _ = chapters[doc]
             page = pages.get(doc, "")
-            lines.append(f'<div class="entry"><a href="#{anchor}">{html.escape(title)}</a>'
+            lines.append(f'<div class="entry"><a href="#{anchor}">{title}</a>'
                          f'<span class="dots"></span><span>{page}</span></div>')
     lines.append("</nav>")
     return "\n".join(lines)
@@ -121,7 +128,7 @@ def prepare(index: Path, pages: dict[str, int]) -> tuple[Path, dict]:
              + toc_html(chapters, pages))
     page = page.replace("</head>", PRINT_CSS + OPEN_JS + "</head>", 1)
     page = re.sub(r'(<article class="bd-article"[^>]*>)', lambda m: m.group(1) + front, page, count=1)
-    out = index.with_name("print.html")
+    out = OUT / "_build" / "singlehtml" / "print.html"  # beside _static/, as the links expect
     out.write_text(page)
     return out, chapters
 
@@ -146,7 +153,7 @@ def chapter_pages(pdf: Path, chapters) -> dict[str, int]:
     pages, start = {}, 2
     for _, docs in parts():
         for doc in docs:
-            title = norm(chapters[doc][1])[:40]
+            title = norm(chapters[doc][2].split("  ")[0])[:40]
             for i in range(start, len(text)):
                 if title in norm(text[i]):
                     pages[doc] = i + 1
@@ -155,8 +162,11 @@ def chapter_pages(pdf: Path, chapters) -> dict[str, int]:
     return pages
 
 
-def main() -> None:
-    index = build_singlehtml()
+def main(reuse: bool = False) -> None:
+    root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
+    index = OUT / "_build" / "singlehtml" / f"{root}.html"
+    if not (reuse and index.is_file()):  # --reuse: print the last single-page build again
+        index = build_singlehtml()
     page, chapters = prepare(index, {})
     print_pdf(page, PDF)
     pages = chapter_pages(PDF, chapters)
@@ -169,4 +179,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(reuse="--reuse" in sys.argv[1:])
