@@ -271,7 +271,10 @@ class DpmarkovApi(SphinxDirective):
             ref += nodes.literal(name, name)
             row = nodes.row()
             row += nodes.entry("", nodes.paragraph("", "", ref))
-            row += nodes.entry("", nodes.paragraph("", summary_line(getattr(mod, name))))
+            para = nodes.paragraph()
+            for part in LITERAL.split(summary_line(getattr(mod, name))):  # ``x`` -> code
+                para += nodes.literal(part[2:-2], part[2:-2]) if part.startswith("``") else nodes.Text(part)
+            row += nodes.entry("", para)
             body += row
         lines = [f".. currentmodule:: {modname}", ""]
         for name in names:

@@ -139,7 +139,7 @@ def print_pdf(page: Path, pdf: Path) -> None:
         raise RuntimeError("chromium not found (Debian: apt-get install chromium)")
     subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
                     "--disable-background-networking", "--host-resolver-rules=MAP * ~NOTFOUND",
-                    "--run-all-compositor-stages-before-draw", "--virtual-time-budget=600000",
+                    "--run-all-compositor-stages-before-draw", "--virtual-time-budget=90000",
                     "--no-pdf-header-footer", "--generate-pdf-document-outline",
                     f"--print-to-pdf={pdf}", page.resolve().as_uri()],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
