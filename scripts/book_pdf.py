@@ -35,7 +35,9 @@ PRINT_CSS = """
 @page :first { @bottom-center { content: none; } }
 html { font-size: 13px; }
 .book-titlepage { break-after: page; text-align: center; padding-top: 30vh; }
-.book-titlepage h1 { font-size: 2.4rem; break-before: avoid; }
+.book-titlepage h1 { font-size: 2.4rem; break-before: avoid; display: block !important; }
+/* the theme's own print header (page title + a bare chapter list) is replaced by ours */
+#jb-print-docs-body, .onlyprint { display: none !important; }
 .book-toc { break-after: page; }
 .book-toc h2 { font-size: 1.6rem; }
 .book-toc .part { font-weight: bold; margin-top: .8em; }
