@@ -38,6 +38,8 @@ html { font-size: 13px; }
 .book-titlepage h1 { font-size: 2.4rem; break-before: avoid; display: block !important; }
 /* the theme's own print header (page title + a bare chapter list) is replaced by ours */
 #jb-print-docs-body, .onlyprint { display: none !important; }
+/* ... and it hides the first h1 of the article, which here is the introduction's title */
+.bd-main .bd-content .bd-article h1:first-of-type { display: block !important; }
 .book-toc { break-after: page; }
 .book-toc h2 { font-size: 1.6rem; }
 .book-toc .part { font-weight: bold; margin-top: .8em; }
@@ -152,7 +154,9 @@ def chapter_pages(pdf: Path, chapters) -> dict[str, int]:
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
                           capture_output=True, text=True).stdout.split("\f")
     norm = lambda s: re.sub(r"\s+", " ", s).strip()
-    pages, start = {}, 2
+    # search after our contents page (its entries carry every title too)
+    start = next((i + 1 for i, t in enumerate(text) if re.match(r"\s*Contents\b", t)), 1)
+    pages = {}
     for _, docs in parts():
         for doc in docs:
             title = norm(chapters[doc][2].split("  ")[0])[:40]
