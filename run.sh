@@ -9,6 +9,8 @@
 #   ./run.sh student   the student edition (solutions hidden) -> _build/student/index.html
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
+#   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's chromium)
+#   ./run.sh test-install  the wheel in a fresh venv runs a notebook from the built site (slow, needs PyPI)
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=.venv
@@ -35,6 +37,15 @@ setup() {
 build_book() {  # $1: output folder; further args go to jupyter-book
   local out="$1"; shift
   "$VENV/bin/jupyter-book" build . --path-output "$out" "$@"
+}
+
+need_debian_packages() {  # COMMAND:PACKAGE ...: apt-get install the packages whose command is missing
+  local missing=() pair
+  for pair in "$@"; do command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}"); done
+  [ ${#missing[@]} -eq 0 ] && return
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "== installing Debian packages: ${missing[*]} =="
+  $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}"
 }
 
 cmd="${1:-}"
@@ -83,6 +94,16 @@ case "$cmd" in
     done
     echo "Student notebooks: $(pwd)/_build/assignments/*/student/"
     echo "Autograders (grade with .venv/bin/otter run -a ZIP SUBMISSION.ipynb): $(pwd)/_build/assignments/*/autograder/"
+    ;;
+  pdf)
+    setup
+    need_debian_packages chromium:chromium pdftotext:poppler-utils
+    "$PY" scripts/book_pdf.py
+    ;;
+  test-install)
+    setup
+    [ -f _build/html/index.html ] || build_book . --all -W -n --keep-going
+    DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py -p no:cacheprovider
     ;;
   *)
     sed -n '/^#   /p' "$0"; exit 2 ;;

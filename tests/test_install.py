@@ -1,0 +1,97 @@
+"""Run it yourself (issue 14, part 3): what the site offers is enough to run a chapter.
+
+Builds the wheel, checks that it carries every dataset file, installs it with
+reader-requirements.txt into a fresh virtual environment (from the package registry; no
+file of the repository is on the path there), and executes notebooks downloaded from the
+built site (_build/html/_sources, what the page's download button serves) in that
+environment, top to bottom.  Slow and needs the registry: it runs only from
+``./run.sh test-install`` (DPMARKOV_TEST_INSTALL=1), which .ci/run calls after ``./run.sh test``.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+# a case study that reads the shipped data, and a chapter that imports most of the package
+NOTEBOOKS = os.environ.get("DPMARKOV_INSTALL_NOTEBOOKS", "grades_case_study dirichlet_mechanism").split()
+
+pytestmark = pytest.mark.skipif(os.environ.get("DPMARKOV_TEST_INSTALL") != "1",
+                                reason="slow, installs from the registry: ./run.sh test-install")
+
+_spec = importlib.util.spec_from_file_location("dpmarkov_book", ROOT / "_ext" / "dpmarkov_book.py")
+ext = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ext)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    return ext.build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+def test_wheel_carries_every_dataset_file(wheel):
+    data = ROOT / "dpmarkov" / "datasets" / "data"
+    shipped = {p.relative_to(ROOT).as_posix() for p in data.rglob("*") if p.is_file()}
+    assert shipped, "no dataset files found"
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert shipped <= names, f"missing from the wheel: {sorted(shipped - names)[:10]}"
+
+
+def _clean_env(venv: Path) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "VIRTUAL_ENV", "JUPYTER", "CONDA"))}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(venv)
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+@pytest.fixture(scope="module")
+def reader_env(tmp_path_factory, wheel):
+    """A fresh venv holding only the wheel and reader-requirements.txt (as the page says)."""
+    home = tmp_path_factory.mktemp("reader")
+    venv = home / "dpmarkov-env"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    env = _clean_env(venv)
+    shutil.copy2(ROOT / "reader-requirements.txt", home)
+    shutil.copy2(wheel, home)
+    for args in (["install", "--quiet", "--upgrade", "pip"],
+                 ["install", "--quiet", "-r", "reader-requirements.txt"],
+                 ["install", "--quiet", wheel.name]):
+        subprocess.run([str(py), "-m", "pip", *args], check=True, cwd=home, env=env)
+    return home, py, env
+
+
+def test_the_package_comes_from_the_wheel(reader_env):
+    home, py, env = reader_env
+    where = subprocess.run([str(py), "-c", "import dpmarkov, dpmarkov.datasets as d; "
+                            "print(dpmarkov.__file__); print(len(d.load_grades()))"],
+                           cwd=home, env=env, capture_output=True, text=True, check=True).stdout
+    assert "site-packages" in where and str(ROOT) not in where, where
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_a_downloaded_notebook_runs(reader_env, name):
+    home, py, env = reader_env
+    src = HTML / "_sources" / "book" / f"{name}.ipynb"
+    if not src.is_file():  # no built site: its source is the same file
+        src = ROOT / "book" / f"{name}.ipynb"
+    work = home / "chapter"
+    work.mkdir(exist_ok=True)
+    shutil.copy2(src, work / src.name)
+    code = ("import nbformat, nbclient; nb = nbformat.read('{0}', 4); "
+            "nbclient.NotebookClient(nb, timeout=900, kernel_name='python3').execute(); "
+            "errs = [o for c in nb.cells for o in c.get('outputs', []) "
+            "if o.get('output_type') == 'error']; assert not errs, errs; print('ran', '{0}')")
+    run = subprocess.run([str(py), "-c", code.format(src.name)], cwd=work, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
