@@ -60,6 +60,7 @@ def _exact_mixture(alpha, a, b):
     return mix
 
 
+@_checks.public(finite=False)      # +inf is a correct divergence; NaN never arises
 def renyi_divergence(alpha, a, b):
     """D_alpha(Dir(a) || Dir(b)) for alpha > 1, in closed form (inf where it diverges).
 
@@ -120,6 +121,7 @@ def _design(k, N, n, min_count):
     return float(k), int(N), int(n), int(m)
 
 
+@_checks.public
 def rdp_pairs(N, n, min_count):
     """The (c_i, c_j) that can be the worst adjacent pair for ``rdp_epsilon``; c' = c + e_i - e_j.
 
@@ -137,6 +139,7 @@ def rdp_pairs(N, n, min_count):
     return c_i, N - c_i
 
 
+@_checks.public(finite=False)      # +inf is a correct divergence; NaN never arises
 def rdp_epsilon(alpha, k, N, n, min_count):
     """The Renyi DP curve of Algorithm 1: sup of D_alpha over adjacent count vectors.
 
@@ -157,6 +160,7 @@ def rdp_epsilon(alpha, k, N, n, min_count):
     return out if out.ndim else float(out)
 
 
+@_checks.public(finite=False)      # +inf is a correct divergence; NaN never arises
 def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
     """(epsilon, best alpha) from an RDP curve: the smallest epsilon over the given orders.
 
