@@ -8,8 +8,10 @@ formula -- and looks for a set T that breaks the claim:
 
 1. the mechanism's outputs are checked: an array of shape (size, n), real and
    finite; a mechanism that returns anything else is an error, not a pass;
-2. on half of the samples it chooses, in each order of the two inputs, the best
-   of these candidate sets:
+2. on half of the samples it chooses, in each order of the two inputs, the
+   candidate set with the largest lower confidence bound on that half (Wilson
+   bounds, cheap; the estimate p - e^eps q would favour sets whose few hits under
+   the second input are then multiplied by e^eps):
    - T = {s(x) > t} and T = {s(x) < t} for a statistic s (by default the
      log-ratio of the two coordinates in which c and c' differ), every t;
    - atoms: outputs that repeat exactly (a whole output vector, or the value of
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import betainc, betaincc, expit
 from scipy.stats import beta as beta_dist
+from scipy.stats import norm
 
 from . import _checks
 from .baselines import _rng
@@ -133,13 +136,29 @@ def _statistic_values(stat, x, size):
     return s
 
 
-def _best_threshold(a, b, eps):
-    """max over t of #(a > t)/M - e^eps #(b > t)/M on the sorted samples a, b; (t, value)."""
+def _wilson(frac, m, z, upper):
+    """Wilson score bound on a proportion: a cheap stand-in for Clopper-Pearson when choosing."""
+    centre = (frac + z * z / (2 * m)) / (1 + z * z / m)
+    half = z * np.sqrt(frac * (1 - frac) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+    return centre + half if upper else centre - half
+
+
+def _score(frac_a, frac_b, m, eps, z):
+    """What a set is chosen by: its lower bound p_- - e^eps q_+ on the choosing half.
+
+    Ranking by this bound rather than by the estimate p - e^eps q avoids sets whose
+    few hits under the second input get multiplied by e^eps: with the bound computed
+    on the other half, those sets would give a weak lower bound."""
+    return _wilson(frac_a, m, z, False) - np.exp(eps) * _wilson(frac_b, m, z, True)
+
+
+def _best_threshold(a, b, eps, z):
+    """The t maximising ``_score`` of T = {s > t} on the sorted samples a, b; (t, score)."""
     m = a.size
     candidates = np.concatenate([[-np.inf], a])
     frac_a = 1 - np.searchsorted(a, candidates, side="right") / m
     frac_b = 1 - np.searchsorted(b, candidates, side="right") / m
-    gain = frac_a - np.exp(eps) * frac_b
+    gain = _score(frac_a, frac_b, m, eps, z)
     best = int(np.argmax(gain))
     return float(candidates[best]), float(gain[best])
 
@@ -229,20 +248,23 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
         if atoms.size:
             atom_views[coord] = (atoms, {"c": fc, "c'": fa})
     other = {"c": "c'", "c'": "c"}
+    z = float(norm.isf(alpha / 2))
     results = []
     for eps in eps_values:
         w = float(np.exp(eps))
         best = None                                    # (value, direction, kind, t, coord, atoms)
         for d in DIRECTIONS:
-            t, val = _best_threshold(choose[d], choose[other[d]], eps)
+            t, val = _best_threshold(choose[d], choose[other[d]], eps, z)
             cands = [(val, d, "above", t, None, None)]
-            t, val = _best_threshold(-choose[d][::-1], -choose[other[d]][::-1], eps)
+            t, val = _best_threshold(-choose[d][::-1], -choose[other[d]][::-1], eps, z)
             cands.append((val, d, "below", -t, None, None))
             for coord, (atoms, freq) in atom_views.items():
                 gain = freq[d] - w * freq[other[d]]
                 chosen = atoms[gain > 0]
                 if chosen.size:
-                    cands.append((float(gain[gain > 0].sum()), d, "atoms", None, coord, chosen))
+                    fa, fb = freq[d][gain > 0].sum(), freq[other[d]][gain > 0].sum()
+                    cands.append((float(_score(fa, fb, samples, eps, z)), d, "atoms", None,
+                                  coord, chosen))
             for cand in cands:
                 if best is None or cand[0] > best[0]:
                     best = cand
