@@ -582,7 +582,7 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
     while True:
         k = float(np.exp(log_k))
         g = float(np.exp(log_gamma(k)))
-        while privacy.epsilon(k, eta_f, N_f, n_f, g) > eps:
+        while privacy.epsilon(k, eta_f, N_f, n_f, g) > eps * (1 - 1e-14):
             g *= 1 + 1e-13
         if privacy.delta(k, eta_f, N_f, n_f, g) <= d:
             return k, g
@@ -644,3 +644,122 @@ def _largest_feasible_log_k(gap, lo, hi, step, *, limit=None):
     while gap(log_k) > 0:
         log_k -= 1e-10 * max(1.0, abs(log_k))
     return log_k
+
+
+def _arb_betainc(a, b, x):
+    """Enclosure of the regularised incomplete Beta I_x(a, b) for balls a, b > 0, 0 < x < 1.
+
+    I_x(a, b) = x^a (1-x)^b / (a B(a, b)) * sum_j t_j, t_0 = 1,
+    t_(j+1) = t_j x (a + b + j)/(a + 1 + j) (DLMF 8.17.8 with 2F1(a+b, 1; a+1; x)).
+    Summed until the ratio bound rho = x * max(1, (a+b+J)/(a+1+J)) is < 1 and the
+    term is negligible; the remaining tail is at most t_J / (1 - rho) and is added as
+    the ball [0, t_J/(1 - rho)].  Only arb's arithmetic, exp, log and lgamma are used.
+    """
+    from flint import arb
+
+    one = arb(1)
+    total, term, j = arb(0), arb(1), 0
+    while True:
+        ratio = x * (a + b + j) / (a + 1 + j)
+        rho = x.upper() * max(one, ((a + b + j) / (a + 1 + j)).upper())
+        if rho < 1 and term.upper() < 1e-40 * max(total.lower(), arb(1e-300)):
+            tail = term / (1 - rho)
+            total = total + arb(0.5) * tail + arb(0, 0.5 * tail.upper())  # ball [0, tail]
+            break
+        total = total + term
+        term = term * ratio
+        j += 1
+    log_pre = (a * arb.log(x) + b * arb.log(1 - x) - arb.log(a)
+               - arb.lgamma(a) - arb.lgamma(b) + arb.lgamma(a + b))
+    return arb.exp(log_pre) * total
+
+
+def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.0,
+                                 rel_width=1e-3, prec=128):
+    """Rigorous interval-arithmetic certificate for ``dirichlet_k_theorem1`` (python-flint arb).
+
+    ``dirichlet_k_theorem1`` returns the largest admissible k if delta(k, gamma(k)) grows
+    along the epsilon-level set, a premise seen on grids but not proved.  Instead of the
+    premise this certifies its consequence on a stated range, with arb ball arithmetic
+    (every operation returns an interval that contains the exact value):
+
+    1. at the returned (k, gamma) the sound eq. (6) is <= epsilon and eq. (7) (union
+       bound at ``privacy.worst_counts``) is <= delta, exactly as real numbers;
+    2. for every k' in [k (1 + 1e-9), k_max_factor * k] the mechanism is not admissible:
+       either b(k') >= epsilon (no gamma < 1/n reaches epsilon) or
+       delta(k', gamma(k')) > delta.  The range is cut into intervals of relative width
+       ``rel_width``, each bisected until it is decided: b in centred form (digamma slope),
+       delta from below by monotonicity of I_x(a, b) in x, a and b at the corners.
+
+    Here b(k) is the Beta term of the sound eq. (6) (top share 1 - 2 eta for n >= 3,
+    1 - (n-1) eta for n = 2) and gamma(k) = 1/(exp((epsilon - b(k)) N / k) + n - 1).
+    Returns a dict with ``k``, ``gamma``, the range and the number of intervals used.
+    Raises ``ArithmeticError`` if an interval cannot be decided at width 1e-14 k.
+    Book: chapter "Baselines at matched privacy" (Theorem 1, eqs. (6)-(7)).
+    """
+    from flint import arb, ctx
+
+    k0, g0 = dirichlet_k_theorem1(epsilon, delta, eta, N, n)
+    eps, d = _epsilon(epsilon), _delta(delta)
+    eta_f, N_i, n_i = float(eta), int(N), int(n)
+    counts = privacy.worst_counts(eta_f, N_i, n_i)
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        E, D, ETA, NN = arb(eps), arb(d), arb(eta_f), arb(N_i)
+        top = 1 - 2 * ETA if n_i >= 3 else 1 - (n_i - 1) * ETA
+        values, mults = np.unique(counts, return_counts=True)
+        shares = [(arb(int(c)) / NN, int(m)) for c, m in zip(values, mults)]
+
+        def b_point(K):
+            H = K / NN
+            return (arb.lgamma(K * ETA) + arb.lgamma(K * top)
+                    - arb.lgamma(K * ETA + H) - arb.lgamma(K * top - H))
+
+        def b(lo_k, hi_k):
+            # centred form: b(K) lies in b(m) + b'(K) (K - m), m the midpoint, with
+            # b'(k) = eta psi(k eta) + T psi(k T) - (eta + 1/N) psi(k (eta + 1/N))
+            #         - (T - 1/N) psi(k (T - 1/N)) enclosed on the whole interval K
+            K = arb.union(arb(lo_k), arb(hi_k))
+            m = arb(0.5 * (lo_k + hi_k))
+            u, v = ETA + 1 / NN, top - 1 / NN
+            slope = (ETA * arb.digamma(K * ETA) + top * arb.digamma(K * top)
+                     - u * arb.digamma(K * u) - v * arb.digamma(K * v))
+            return b_point(m) + slope * (K - m)
+
+        def delta_of(K, G):
+            return sum(arb(mult) * _arb_betainc(K * s, K * (1 - s), G)
+                       for s, mult in shares)
+
+        # 1. the returned pair, as exact reals
+        K0, G0 = arb(k0), arb(g0)
+        eps_at = b_point(K0) + K0 / NN * arb.log((1 - (n_i - 1) * G0) / G0)
+        ok1 = (eps_at <= E) and (delta_of(K0, G0) <= D)
+        if not ok1:
+            raise ArithmeticError(f"the returned k={k0!r}, gamma={g0!r} is not certified")
+        # 2. no k' in the range is admissible
+        lo, hi = k0 * (1 + 1e-9), k0 * float(k_max_factor)
+        edges = np.geomspace(lo, hi, int(np.ceil(np.log(hi / lo) / rel_width)) + 1)
+        todo, used = list(zip(edges[:-1], edges[1:]))[::-1], 0
+        while todo:
+            a, c = todo.pop()
+            used += 1
+            K = arb.union(arb(a), arb(c))
+            r = (E - b(a, c)) * NN / K
+            if r <= 0:                      # epsilon unreachable on the whole interval
+                continue
+            # where r(k') > 0, gamma(k') >= G_lo = 1/(exp(r_max) + n - 1); I_x(a, b) grows
+            # with x and b and falls with a, so on the interval [a, c] the union bound is at
+            # least sum_i I_{G_lo}(c s_i, a (1 - s_i)): evaluated at points, hence tight
+            G_lo = 1 / (arb.exp(arb(r.upper())) + n_i - 1)
+            low = sum(arb(mult) * _arb_betainc(arb(c) * sh, arb(a) * (1 - sh), G_lo)
+                      for sh, mult in shares)
+            if low > D:
+                continue
+            if c - a < 1e-14 * c:
+                raise ArithmeticError(f"cannot decide k in [{a!r}, {c!r}]")
+            mid = 0.5 * (a + c)
+            todo += [(a, mid), (mid, c)]
+    finally:
+        ctx.prec = old
+    return dict(k=k0, gamma=g0, k_range=(float(lo), float(hi)), intervals=used)

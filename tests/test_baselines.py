@@ -557,3 +557,29 @@ def test_dirichlet_tight_calibration_floor_raises():
         bl.dirichlet_k_tight(1.0, 1e-6, 212, 5, 0)
     with pytest.raises(ValueError, match="epsilon"):
         bl.dirichlet_k_tight(-1.0, 1e-6, 212, 5, 12)
+
+
+# ------------------------------------- the calibration's optimality, certified (arb)
+def test_theorem1_calibration_certified_by_interval_arithmetic(monkeypatch):
+    # rigorous: the returned pair meets both targets, and no k in (k, 10 k] is admissible
+    cert = bl.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
+                                           rel_width=1e-2)
+    assert cert["k"] == bl.dirichlet_k_theorem1(8.0, 1e-6, 5 / 98, 98, 5)[0]
+    assert cert["intervals"] >= 230
+    cert2 = bl.certify_theorem1_calibration(3.0, 1e-3, 6 / 77, 77, 2, k_max_factor=10,
+                                            rel_width=1e-2)
+    assert cert2["k_range"][1] == pytest.approx(10 * cert2["k"])
+    # power: a calibration that stopped short (half the k) is not certified, because
+    # the k between it and the true optimum are admissible
+    true = bl.dirichlet_k_theorem1
+
+    def short(*args):
+        k, g = true(*args)
+        k2 = 0.9 * k
+        eps, _, eta, N, n = args
+        return k2, float(1 / (np.exp((eps - (dm.epsilon(k2, eta, N, n, 0.1) - k2 / N
+                                             * np.log(n + 1))) * N / k2) + n - 1))
+    monkeypatch.setattr(bl, "dirichlet_k_theorem1", short)
+    with pytest.raises(ArithmeticError):
+        bl.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
+                                        rel_width=1e-2)
