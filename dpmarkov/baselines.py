@@ -290,9 +290,11 @@ def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
     Only integer draws of ``gen`` are used; no floating point touches the noise.
     """
     out = np.empty(m, np.int64)
-    todo = np.arange(m)
-    while todo.size:
-        r = todo.size
+    filled = 0
+    while filled < m:
+        # each candidate is accepted with probability about 1/2 or more, so 2x + 16 candidates
+        # fill the remaining slots in one or two rounds (accepted draws are i.i.d. either way)
+        r = 2 * (m - filled) + 16
         U = gen.integers(0, t, size=r)
         D = _bernoulli_exp(gen, U, t)
         V = np.zeros(r, np.int64)
@@ -303,8 +305,9 @@ def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
         Y = (U + t * V) // s
         neg = gen.integers(0, 2, size=r) == 1
         ok = D & ~(neg & (Y == 0))
-        out[todo[ok]] = np.where(neg[ok], -Y[ok], Y[ok])
-        todo = todo[~ok]
+        z = np.where(neg[ok], -Y[ok], Y[ok])[:m - filled]
+        out[filled:filled + z.size] = z
+        filled += z.size
     return out
 
 
