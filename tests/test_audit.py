@@ -74,3 +74,91 @@ def test_bad_input():
         audit_hockey_stick(C, C_ADJ, 1.0, k=20.6, alpha=1.5)
     with pytest.raises(ValueError, match="samples"):
         audit_hockey_stick(C, C_ADJ, 1.0, k=20.6, samples=10)
+
+
+# ------------------------------------------------- blind spots of the one-way audit
+# c and c' at the worst adjacent grade pair; k = 20.6; claim = the exact profile of k
+W_C, W_ADJ, K = np.array([9.0, 8, 8, 8, 65]), np.array([8.0, 9, 8, 8, 65]), 20.6
+
+
+def _leaks_true_shares(share):
+    def mech(cc, size, gen):
+        x = dm.privatize(cc, K, rng=gen, size=size)
+        x[gen.random(size) < share] = cc / cc.sum()
+        return x
+    return mech
+
+
+def _exact_coordinate_on_second_input(cc, size, gen):
+    """Releases coordinate 0 exactly, but only on the adjacent input (c')."""
+    x = dm.privatize(cc, K, rng=gen, size=size)
+    if np.array_equal(cc, W_ADJ):
+        x[:, 0] = cc[0] / cc.sum()
+        rest = x[:, 1:]
+        x[:, 1:] = rest / rest.sum(axis=1, keepdims=True) * (1 - x[:, :1])
+    return x
+
+
+def test_audit_catches_a_mechanism_that_releases_the_true_shares_5_percent():
+    # the true divergence is >= 0.05 (the atom at c/N has P-mass 0.05, Q-mass 0); with
+    # 10,000 samples the lower bound is ~0.04 (the one-way threshold audit gave < 0)
+    claim = dm.privacy_profile(1.0, K, 98, 5, 8)
+    r = audit_hockey_stick(W_C, W_ADJ, 1.0, mechanism=_leaks_true_shares(0.05),
+                           samples=10_000, rng=1)
+    assert r.kind == "atoms" and r.refutes(claim) and 0.03 < r.lower_bound <= 0.05, r
+
+
+def test_audit_catches_an_exact_coordinate_in_the_other_direction():
+    claim = dm.privacy_profile(1.0, K, 98, 5, 8)
+    r = audit_hockey_stick(W_C, W_ADJ, 1.0, mechanism=_exact_coordinate_on_second_input,
+                           samples=1000, rng=1)
+    assert r.direction == "c'" and r.kind == "atoms" and r.coordinate == 0, r
+    assert r.refutes(claim) and r.lower_bound > 0.9
+
+
+def test_audit_catches_too_little_noise_k_times_2_and_3():
+    # at eps = 0.5 the exact profiles are 4.4e-3 (k), 1.4e-2 (2k), 2.7e-2 (3k)
+    claim = dm.privacy_profile(0.5, K, 98, 5, 8)
+    for f in (2.0, 3.0):
+        mech = (lambda f: lambda cc, size, gen: dm.privatize(cc, f * K, rng=gen, size=size))(f)
+        r = audit_hockey_stick(W_C, W_ADJ, 0.5, mechanism=mech, samples=100_000, rng=2)
+        assert r.refutes(claim), (f, r)
+        assert r.lower_bound <= dm.privacy_profile(0.5, f * K, 98, 5, 8)
+    r = audit_hockey_stick(W_C, W_ADJ, 0.5, k=K, samples=100_000, rng=2)
+    assert not r.refutes(claim)
+
+
+def test_continuous_mechanism_yields_no_atoms_and_both_directions_are_tried():
+    # Dir(k C) has no atoms: an audit of the correct sampler never picks an atom set,
+    # and for the symmetric pair (9, 8) <-> (8, 9) both directions occur over seeds
+    seen = set()
+    for seed in range(6):
+        r = audit_hockey_stick(W_C, W_ADJ, 0.3, k=K, samples=2000, rng=seed)
+        assert r.kind in ("above", "below")
+        seen.add(r.direction)
+    assert seen == {"c", "c'"}
+
+
+@pytest.mark.parametrize("bad,exc,match", [
+    (lambda cc, size, gen: np.full((size, 5), np.nan), ValueError, "finite"),
+    (lambda cc, size, gen: np.ones((size, 4)) / 4, ValueError, "shape"),
+    (lambda cc, size, gen: np.ones(size), ValueError, "shape"),
+    (lambda cc, size, gen: np.ones((size, 5), complex) / 5, TypeError, "real"),
+    (lambda cc, size, gen: -np.ones((size, 5)), ValueError, "NaN"),
+])
+def test_mechanism_output_is_validated(bad, exc, match):
+    with pytest.raises(exc, match=match):
+        audit_hockey_stick(W_C, W_ADJ, 1.0, mechanism=bad, samples=100, rng=0)
+
+
+def test_audit_input_policy():
+    with pytest.raises(TypeError, match="rng"):
+        audit_hockey_stick(W_C, W_ADJ, 1.0, k=K, samples=100, rng=True)
+    with pytest.raises(TypeError, match="samples"):
+        audit_hockey_stick(W_C, W_ADJ, 1.0, k=K, samples=True)
+    with pytest.raises(ValueError, match="samples"):
+        audit_hockey_stick(W_C, W_ADJ, 1.0, k=K, samples=150.5)
+    with pytest.raises(TypeError, match="mechanism"):
+        audit_hockey_stick(W_C, W_ADJ, 1.0, mechanism="dirichlet")
+    with pytest.raises(ValueError, match="finite"):
+        audit_hockey_stick(W_C, W_ADJ, np.nan, k=K, samples=100)

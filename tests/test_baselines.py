@@ -127,7 +127,7 @@ def test_laplace_scale_and_exact_density_ratio(eps):
 
 def test_laplace_noise_has_the_stated_scale():
     eps, m = 0.7, 40000
-    noise = bl.laplace_counts(COUNTS, eps, rng=4, size=m) - COUNTS
+    noise = bl.laplace_counts_comparison(COUNTS, eps, rng=4, size=m) - COUNTS
     a = np.abs(noise).ravel()          # E|Z| = b for Laplace(0, b)
     se = a.std(ddof=1) / np.sqrt(a.size)
     assert abs(a.mean() - 2 / eps) < Z_SE * se
@@ -195,7 +195,7 @@ def test_gaussian_profile_monte_carlo_with_exact_densities():
     c2[0] -= 1
     c2[2] += 1
     rng = np.random.default_rng(6)
-    y = bl.gaussian_counts(c, eps, delta_target, rng=rng, size=m)
+    y = bl.gaussian_counts_comparison(c, eps, delta_target, rng=rng, size=m)
     L = (np.sum((y - c2) ** 2, axis=1) - np.sum((y - c) ** 2, axis=1)) / (2 * s ** 2)
     for e in (0.5, 1.0, 2.0):
         h = np.maximum(0.0, -np.expm1(e - L))
@@ -217,11 +217,11 @@ def test_gaussian_delta_decreases_in_sigma_and_epsilon():
 
 # --------------------------------------------------------------- mechanisms
 MECHS = {
-    "laplace_clip": lambda c, **kw: bl.laplace_clip(c, 1.0, **kw),
-    "laplace_project": lambda c, **kw: bl.laplace_project(c, 1.0, **kw),
+    "laplace_clip": lambda c, **kw: bl.laplace_clip_comparison(c, 1.0, **kw),
+    "laplace_project": lambda c, **kw: bl.laplace_project_comparison(c, 1.0, **kw),
     "geometric_clip": lambda c, **kw: bl.geometric_clip(c, 1.0, **kw),
     "geometric_project": lambda c, **kw: bl.geometric_project(c, 1.0, **kw),
-    "gaussian_project": lambda c, **kw: bl.gaussian_project(c, 1.0, 1e-6, **kw),
+    "gaussian_project": lambda c, **kw: bl.gaussian_project_comparison(c, 1.0, 1e-6, **kw),
 }
 
 
@@ -249,17 +249,17 @@ def test_outputs_on_simplex_shapes_and_seeding(name):
 
 def test_clip_uniform_fallback_happens_and_is_uniform():
     # one record in 3 categories at a tiny epsilon: all noisy counts <= 0 is common
-    out = bl.laplace_clip([1, 0, 0], 0.05, rng=9, size=2000)
+    out = bl.laplace_clip_comparison([1, 0, 0], 0.05, rng=9, size=2000)
     uniform = np.all(out == 1 / 3, axis=1)
     assert 0 < uniform.mean() < 1
-    noisy = bl.laplace_counts([1, 0, 0], 0.05, rng=9, size=2000)
+    noisy = bl.laplace_counts_comparison([1, 0, 0], 0.05, rng=9, size=2000)
     assert np.array_equal(uniform, np.all(noisy <= 0, axis=1))
 
 
 def test_project_is_clip_free_of_bias_on_average_in_the_interior():
     # far from the boundary the projection only shifts by the mean noise: unbiased
     c = np.array([4000, 3000, 3000])
-    x = bl.laplace_project(c, 1.0, rng=10, size=20000)
+    x = bl.laplace_project_comparison(c, 1.0, rng=10, size=20000)
     se = x.std(axis=0, ddof=1) / np.sqrt(len(x))
     assert np.all(np.abs(x.mean(axis=0) - c / c.sum()) < Z_SE * se)
 
@@ -297,11 +297,11 @@ def test_dirichlet_theorem1_infeasible_targets_raise():
 # --------------------------------------------------------------- input checks
 @pytest.mark.parametrize("bad_eps", [0.0, -1.0, np.nan, np.inf])
 def test_bad_epsilon(bad_eps):
-    for f in (bl.laplace_clip, bl.laplace_project, bl.geometric_clip, bl.geometric_project):
+    for f in (bl.laplace_clip_comparison, bl.laplace_project_comparison, bl.geometric_clip, bl.geometric_project):
         with pytest.raises(ValueError, match="epsilon"):
             f(COUNTS, bad_eps)
     with pytest.raises(ValueError, match="epsilon"):
-        bl.gaussian_project(COUNTS, bad_eps, 1e-6)
+        bl.gaussian_project_comparison(COUNTS, bad_eps, 1e-6)
     with pytest.raises(ValueError, match="epsilon"):
         bl.analytic_gaussian_sigma(bad_eps, 1e-6)
     with pytest.raises(ValueError, match="epsilon"):
@@ -317,7 +317,7 @@ def test_bad_delta(bad_delta):
     with pytest.raises(ValueError, match="delta"):
         bl.analytic_gaussian_sigma(1.0, bad_delta)
     with pytest.raises(ValueError, match="delta"):
-        bl.gaussian_project(COUNTS, 1.0, bad_delta)
+        bl.gaussian_project_comparison(COUNTS, 1.0, bad_delta)
     with pytest.raises(ValueError, match="delta"):
         bl.dirichlet_k_theorem1(8.0, bad_delta, 0.05, 98, 5)
 
@@ -340,9 +340,9 @@ def test_other_bad_inputs():
     with pytest.raises(ValueError, match="sigma"):
         bl.analytic_gaussian_delta(0.0, 1.0)
     with pytest.raises(ValueError, match="size"):
-        bl.laplace_clip(COUNTS, 1.0, size=-2)
+        bl.laplace_clip_comparison(COUNTS, 1.0, size=-2)
     with pytest.raises(TypeError, match="rng"):
-        bl.laplace_project(COUNTS, 1.0, rng="seed")
+        bl.laplace_project_comparison(COUNTS, 1.0, rng="seed")
     with pytest.raises(ValueError, match="finite"):
         bl.project_to_simplex([0.2, np.nan])
     with pytest.raises(ValueError, match="vectors"):
@@ -356,55 +356,179 @@ def test_other_bad_inputs():
 
 
 # ------------------------------------------------------------- Markov chains
-def test_privatize_rows_keeps_the_support_and_seeds():
+def test_privatize_rows_public_support_and_seeds():
     counts = np.array([[5, 0, 3, 2], [0, 7, 0, 0], [1, 1, 1, 1], [0, 4, 9, 0]])
-    for mech, args in [(bl.laplace_project, (1.0,)), (bl.gaussian_project, (1.0, 1e-6)),
-                       (bl.geometric_clip, (2.0,)), (bl.laplace_clip, (0.5,))]:
-        P = bl.privatize_rows(counts, mech, *args, rng=0, size=200)
+    support = np.array([[1, 1, 1, 1], [0, 1, 0, 0], [1, 1, 1, 1], [0, 1, 1, 0]], bool)
+    for mech, args in [(bl.geometric_project, (1.0,)), (bl.gaussian_project_comparison, (1.0, 1e-6)),
+                       (bl.geometric_clip, (2.0,)), (bl.laplace_clip_comparison, (0.5,))]:
+        P = bl.privatize_rows(counts, mech, *args, support=support, rng=0, size=200)
         assert P.shape == (200, 4, 4)
         assert np.all(dm.in_simplex(P))
-        assert np.all(P[:, counts == 0] == 0)              # structural zeros stay zero
+        assert np.all(P[:, ~support] == 0)                 # outside the public support: 0
         assert np.all(P[:, 1, 1] == 1)                     # a one-transition row is public
-        assert np.array_equal(P, bl.privatize_rows(counts, mech, *args, rng=0, size=200))
-        single = bl.privatize_rows(counts, mech, *args, rng=3)
+        # a zero inside the support is released like any count: it gets mass sometimes
+        assert np.mean(P[:, 0, 1] > 0) > 0.01
+        assert np.array_equal(P, bl.privatize_rows(counts, mech, *args, support=support,
+                                                   rng=0, size=200))
+        single = bl.privatize_rows(counts, mech, *args, support=support, rng=3)
         assert single.shape == (4, 4) and np.all(dm.in_simplex(single))
-    # row 2 of the release has the law of the mechanism applied to that row alone
-    big = bl.privatize_rows(counts * 1000, bl.laplace_project, 1.0, rng=1, size=2000)
-    se = big[:, 0, 0].std(ddof=1) / np.sqrt(2000)
-    assert abs(big[:, 0, 0].mean() - 0.5) < Z_SE * se
+    big = bl.privatize_rows(counts * 1000, bl.geometric_project, 1.0, support=support,
+                            rng=1, size=2000)
+    se = big[:, 2, 0].std(ddof=1) / np.sqrt(2000)        # row 2 is symmetric: mean 1/4
+    assert abs(big[:, 2, 0].mean() - 0.25) < Z_SE * se
 
 
 def test_privatize_rows_support_all_releases_every_entry():
     counts = np.array([[5, 0, 3, 2], [0, 7, 0, 0], [1, 1, 1, 1], [0, 4, 9, 0]])
-    P = bl.privatize_rows(counts, bl.laplace_project, 0.5, support="all", rng=0, size=4000)
+    P = bl.privatize_rows(counts, bl.geometric_project, 0.5, support="all", rng=0, size=4000)
     assert P.shape == (4000, 4, 4) and np.all(dm.in_simplex(P))
     # unobserved entries get mass in some releases: the zero pattern is no longer published
     assert np.all(np.mean(P[:, counts == 0] > 0, axis=0) > 0.01)
     assert np.mean(P[:, 1, 1] < 1) > 0.01                  # a one-transition row is now private
     # each row is exactly the mechanism applied to the full row (same generator stream)
     for i in range(4):
-        alone = bl.privatize_rows(counts[i:i + 1], bl.laplace_project, 0.5, support="all",
+        alone = bl.privatize_rows(counts[i:i + 1], bl.geometric_project, 0.5, support="all",
                                   rng=5, size=300)[:, 0]
-        assert np.array_equal(alone, bl.laplace_project(counts[i], 0.5, rng=5, size=300))
-    # the default is unchanged: observed support, structural zeros stay zero
-    assert np.array_equal(bl.privatize_rows(counts, bl.laplace_project, 0.5, rng=0, size=50),
-                          bl.privatize_rows(counts, bl.laplace_project, 0.5, support="observed",
-                                            rng=0, size=50))
-    with pytest.raises(ValueError, match="support"):
-        bl.privatize_rows(counts, bl.laplace_project, 0.5, support="feasible")
-    with pytest.raises(ValueError, match="support"):
-        bl.privatize_rows(counts, bl.laplace_project, 0.5, support=None)
+        assert np.array_equal(alone, bl.geometric_project(counts[i], 0.5, rng=5, size=300))
 
 
 def test_privatize_rows_bad_inputs():
+    ok = np.ones((2, 2), bool)
     with pytest.raises(ValueError, match="matrix"):
-        bl.privatize_rows([1, 2, 3], bl.laplace_project, 1.0)
+        bl.privatize_rows([1, 2, 3], bl.geometric_project, 1.0, support="all")
     with pytest.raises(ValueError, match="sums to 0"):
-        bl.privatize_rows([[1, 2], [0, 0]], bl.laplace_project, 1.0)
+        bl.privatize_rows([[1, 2], [0, 0]], bl.geometric_project, 1.0, support=ok)
     with pytest.raises(TypeError, match="mechanism"):
-        bl.privatize_rows([[1, 2], [3, 4]], "laplace", 1.0)
+        bl.privatize_rows([[1, 2], [3, 4]], "laplace", 1.0, support=ok)
     with pytest.raises(ValueError, match="epsilon"):
-        bl.privatize_rows([[1, 2], [3, 4]], bl.laplace_project, -1.0)
+        bl.privatize_rows([[1, 2], [3, 4]], bl.geometric_project, -1.0, support=ok)
+    with pytest.raises(TypeError, match="support"):          # no default: fixed in advance
+        bl.privatize_rows([[1, 2], [3, 4]], bl.geometric_project, 1.0)
+    for bad in ("observed", "feasible"):                      # read off the data: not allowed
+        with pytest.raises(ValueError, match="support"):
+            bl.privatize_rows([[1, 2], [3, 4]], bl.geometric_project, 1.0, support=bad)
+    with pytest.raises(TypeError, match="support"):
+        bl.privatize_rows([[1, 2], [3, 4]], bl.geometric_project, 1.0, support=[[1, 1], [1, 1]])
+    with pytest.raises(ValueError, match="shape"):
+        bl.privatize_rows([[1, 2], [3, 4]], bl.geometric_project, 1.0, support=np.ones(2, bool))
+    with pytest.raises(ValueError, match=r"counts\[1, 0\]=3 lies outside the support"):
+        bl.privatize_rows([[1, 2], [3, 4]], bl.geometric_project, 1.0,
+                          support=np.array([[1, 1], [0, 1]], bool))
+
+
+# ------------------------------------------- the floating-point attack (Mironov 2012)
+def test_attack_replica_is_numpy_laplace_bit_for_bit():
+    # the attack reasons about the exact doubles numpy returns: check the replica
+    u = np.random.default_rng(11).integers(1, 2 ** 53, size=100_000)
+    z = np.random.default_rng(11)
+    bits = z.bit_generator.random_raw(100_000) >> np.uint64(11)   # next_double's k
+    lap = np.random.default_rng(11).laplace(0.0, 20.0, size=100_000)
+    assert np.array_equal(bl._numpy_laplace_noise(bits.astype(np.int64), 20.0), lap)
+    assert u.size == 100_000
+
+
+def test_attack_rules_out_the_neighbour_for_float_laplace_only():
+    # epsilon = 0.1, count 10: the share of float-Laplace outputs from 10 that no draw
+    # could produce from 9 or from 11 (binomial, 20,000 outputs: SE <= 0.0035)
+    y = bl.laplace_counts_comparison([10, 10], 0.1, rng=21, size=20_000)[:, 0]
+    assert not np.any(bl.laplace_float_attack(y, 10, 0.1))       # the true count: never
+    for neighbour in (9, 11):
+        rate = bl.laplace_float_attack(y, neighbour, 0.1).mean()
+        assert 0.65 < rate < 0.75, rate                          # about 70% (issue 10)
+    # the releasing mechanism: integer outputs, every integer possible from every count,
+    # so no output rules out anything; the attack's success rate is exactly 0
+    g = bl.geometric_counts([10, 10], 0.1, rng=21, size=20_000)[:, 0]
+    assert np.all(g == np.round(g))
+    assert np.all(np.abs(g) < 2 ** 53)
+
+
+def test_releasing_functions_have_integer_noise():
+    # every public release whose name does not say "comparison" adds whole numbers
+    releases = [name for name, f in inspect.getmembers(bl, inspect.isfunction)
+                if name.endswith("_counts") and f.__module__ == bl.__name__]
+    assert releases == ["geometric_counts"]
+    for eps in (0.1, 1.0, 7.3):
+        noisy = bl.geometric_counts(COUNTS, eps, rng=2, size=1000)
+        assert np.all(noisy == np.round(noisy))
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 3.0, 7.3])
+def test_discrete_laplace_sampler_matches_its_pmf(eps):
+    # chi-square goodness of fit against P(Z = z) = (1-a)/(1+a) a^|z|, a = exp(-s/t);
+    # bins with expected count >= 5 plus two tail bins; reject at p < 1e-6 (a correct
+    # sampler fails with probability 1e-6; a wrong ratio, e.g. the old exp(-eps) or a
+    # one-sided geometric, fails by hundreds of standard deviations at m = 200,000)
+    from scipy.stats import chi2
+    s, t = bl.discrete_laplace_parameter(eps)
+    assert s / t <= eps / 2 < s / t + 2.0 ** -30
+    a = np.exp(-s / t)
+    m = 200_000
+    z = (bl.geometric_counts([5, 5], eps, rng=31, size=m // 2) - 5).ravel().astype(int)
+    zmax = int(np.floor(np.log(5 * (1 + a) / (m * (1 - a))) / np.log(a))) if a > 0 else 0
+    zs = np.arange(-zmax, zmax + 1)
+    p = (1 - a) / (1 + a) * a ** np.abs(zs)
+    tail = (1 - p.sum()) / 2
+    obs = np.array([np.sum(z < -zmax)] + [np.sum(z == v) for v in zs] + [np.sum(z > zmax)])
+    exp = m * np.concatenate([[tail], p, [tail]])
+    keep = exp > 0
+    stat = np.sum((obs[keep] - exp[keep]) ** 2 / exp[keep])
+    assert stat < chi2.isf(1e-6, keep.sum() - 1), (stat, keep.sum())
+
+
+def test_discrete_laplace_parameter_bounds():
+    assert bl.discrete_laplace_parameter(1.0) == (1, 2)
+    assert bl.discrete_laplace_parameter(8.0) == (4, 1)
+    s, t = bl.discrete_laplace_parameter(0.1)
+    assert s * 20 <= t and t == 2 ** 30 // np.gcd(s, 2 ** 30)
+    with pytest.raises(ValueError, match="2\\^-29"):
+        bl.discrete_laplace_parameter(1e-10)
+    assert bl.discrete_laplace_parameter(1e300) == (2 ** 30, 1)
+
+
+# ------------------------------------------------------- input policy (issue 10)
+@pytest.mark.parametrize("bad", [1.7, "3", True, (2, 1.5), np.float64(2.0)])
+def test_size_must_be_whole_numbers(bad):
+    for f in MECHS.values():
+        with pytest.raises(TypeError, match="size"):
+            f(COUNTS, rng=0, size=bad)
+
+
+def test_rng_bool_is_rejected():
+    for f in MECHS.values():
+        for bad in (True, False):
+            with pytest.raises(TypeError, match="rng"):
+                f(COUNTS, rng=bad)
+
+
+def test_projection_and_clip_stay_on_the_simplex_for_huge_entries():
+    for v in ([1e308, 1e308], [1e308, -1e308, 5.0], [-1e308, -1e308], [1.7e308, 1e308, 0.0],
+              [1e300, 1e300 + 1e285, -3.0]):
+        for f in (bl.project_to_simplex, bl.clip_to_simplex):
+            x = f(v)
+            assert np.all(np.isfinite(x)) and np.all(x >= 0), (f.__name__, v, x)
+            assert abs(x.sum() - 1) < 1e-12, (f.__name__, v, x)
+    assert np.allclose(bl.project_to_simplex([1e308, 1e308]), [0.5, 0.5])
+    assert np.allclose(bl.project_to_simplex([1e308, -1e308, 5.0]), [1, 0, 0])
+    # translation invariance of the projection, exactly what the shift relies on
+    rng = np.random.default_rng(4)
+    V = rng.normal(0, 1, (200, 5))
+    assert np.allclose(bl.project_to_simplex(V + 1e6), bl.project_to_simplex(V), atol=1e-9)
+
+
+def test_theorem1_calibration_is_sound_for_two_categories():
+    # n = 2: eq. (6) as printed understates the loss; the calibration must use the sound
+    # epsilon, so the sound epsilon at the returned (k, gamma) meets the target (the old
+    # calibration by eq. (6) gave a k whose sound epsilon exceeds it)
+    eta, N = 6 / 77, 77
+    for eps, d in [(3.0, 1e-3), (6.0, 1e-6)]:
+        k, g = bl.dirichlet_k_theorem1(eps, d, eta, N, 2)
+        assert dm.epsilon(k, eta, N, 2, g) <= eps
+        assert dm.epsilon(k, eta, N, 2, g) > eps * (1 - 1e-9)
+        assert dm.delta(k, eta, N, 2, g) <= d
+        assert dm.epsilon_paper(k, eta, N, 2, g) < eps            # the paper's is smaller
+    for eps, d in [(8.0, 1e-6), (4.0, 1e-3)]:                     # and never above, n = 5
+        k, g = bl.dirichlet_k_theorem1(eps, d, 5 / 98, 98, 5)
+        assert dm.epsilon(k, 5 / 98, 98, 5, g) <= eps
 
 
 def test_dirichlet_tight_calibration_meets_delta_and_is_largest():
@@ -433,3 +557,29 @@ def test_dirichlet_tight_calibration_floor_raises():
         bl.dirichlet_k_tight(1.0, 1e-6, 212, 5, 0)
     with pytest.raises(ValueError, match="epsilon"):
         bl.dirichlet_k_tight(-1.0, 1e-6, 212, 5, 12)
+
+
+# ------------------------------------- the calibration's optimality, certified (arb)
+def test_theorem1_calibration_certified_by_interval_arithmetic(monkeypatch):
+    # rigorous: the returned pair meets both targets, and no k in (k, 10 k] is admissible
+    cert = bl.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
+                                           rel_width=1e-2)
+    assert cert["k"] == bl.dirichlet_k_theorem1(8.0, 1e-6, 5 / 98, 98, 5)[0]
+    assert cert["intervals"] >= 230
+    cert2 = bl.certify_theorem1_calibration(3.0, 1e-3, 6 / 77, 77, 2, k_max_factor=10,
+                                            rel_width=1e-2)
+    assert cert2["k_range"][1] == pytest.approx(10 * cert2["k"])
+    # power: a calibration that stopped short (half the k) is not certified, because
+    # the k between it and the true optimum are admissible
+    true = bl.dirichlet_k_theorem1
+
+    def short(*args):
+        k, g = true(*args)
+        k2 = 0.9 * k
+        eps, _, eta, N, n = args
+        return k2, float(1 / (np.exp((eps - (dm.epsilon(k2, eta, N, n, 0.1) - k2 / N
+                                             * np.log(n + 1))) * N / k2) + n - 1))
+    monkeypatch.setattr(bl, "dirichlet_k_theorem1", short)
+    with pytest.raises(ArithmeticError):
+        bl.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
+                                        rel_width=1e-2)
