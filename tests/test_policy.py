@@ -131,17 +131,20 @@ VALID = {
     "bl.clip_to_simplex": ((np.array([0.5, -0.1, 0.7]),), {}),
     "bl.dirichlet_k_theorem1": ((5.0, 0.01, 0.2, 75, 3), {}),
     "bl.dirichlet_k_tight": ((5.0, 0.01, 75, 3, 15), {}),
-    "bl.gaussian_counts": ((C3, 1.0, 1e-5), {"rng": 0, "size": 2}),
-    "bl.gaussian_project": ((C3, 1.0, 1e-5), {"rng": 0, "size": 2}),
+    "bl.gaussian_counts_comparison": ((C3, 1.0, 1e-5), {"rng": 0, "size": 2}),
+    "bl.gaussian_project_comparison": ((C3, 1.0, 1e-5), {"rng": 0, "size": 2}),
     "bl.geometric_clip": ((C3, 1.0), {"rng": 0, "size": 2}),
     "bl.geometric_counts": ((C3, 1.0), {"rng": 0, "size": 2}),
     "bl.geometric_project": ((C3, 1.0), {"rng": 0, "size": 2}),
     "bl.geometric_ratio": ((1.0,), {}),
-    "bl.laplace_clip": ((C3, 1.0), {"rng": 0, "size": 2}),
-    "bl.laplace_counts": ((C3, 1.0), {"rng": 0, "size": 2}),
-    "bl.laplace_project": ((C3, 1.0), {"rng": 0, "size": 2}),
+    "bl.laplace_clip_comparison": ((C3, 1.0), {"rng": 0, "size": 2}),
+    "bl.laplace_counts_comparison": ((C3, 1.0), {"rng": 0, "size": 2}),
+    "bl.laplace_project_comparison": ((C3, 1.0), {"rng": 0, "size": 2}),
     "bl.laplace_scale": ((1.0,), {}),
-    "bl.privatize_rows": ((K3, bl.laplace_project, 1.0), {"rng": 0}),
+    "bl.privatize_rows": ((K3, bl.geometric_project, 1.0), {"support": "all", "rng": 0}),
+    "bl.laplace_float_attack": ((np.array([10.3, 9.7]), 10, 0.1), {}),
+    "bl.discrete_laplace_parameter": ((0.5,), {}),
+    "bl.certify_theorem1_calibration": ((5.0, 0.01, 0.2, 75, 3), {"k_max_factor": 10.0}),
     "bl.project_to_simplex": ((np.array([0.5, -0.1, 0.7]),), {}),
     # datasets
     "ds.load_credit_ratings": ((), {}),
@@ -156,13 +159,7 @@ VALID = {
 }
 
 #: Functions whose bodies other branches fix in parallel (issue 10): the reason names them.
-_H3 = ("fixed on branch h3: baselines.py validates with dpmarkov._checks (sizes, seeds, "
-       "bools, 0-d, overflow in the Gaussian calibration)")
-XFAIL = {name: _H3 for name in (
-    "bl.analytic_gaussian_delta", "bl.analytic_gaussian_sigma", "bl.gaussian_counts",
-    "bl.gaussian_project", "bl.geometric_clip", "bl.geometric_counts", "bl.geometric_project",
-    "bl.geometric_ratio", "bl.laplace_clip", "bl.laplace_counts", "bl.laplace_project",
-    "bl.laplace_scale", "bl.privatize_rows")}
+XFAIL: dict[str, str] = {}
 
 #: Functions whose correct value can be +inf: a Renyi divergence diverges exactly when the
 #: mixture alpha*a + (1 - alpha)*b leaves the positive orthant (book: "Many releases").
@@ -278,8 +275,8 @@ DOMAIN = {
     "profile_discrete": _probability, "probabilistic_delta": _probability,
     "count_vector": _simplex, "privatize": _simplex, "privatize_chain": _simplex,
     "stationary_distribution": _simplex, "bl.project_to_simplex": _simplex,
-    "bl.clip_to_simplex": _simplex, "bl.laplace_project": _simplex,
-    "bl.geometric_project": _simplex, "bl.gaussian_project": _simplex,
+    "bl.clip_to_simplex": _simplex, "bl.laplace_project_comparison": _simplex,
+    "bl.geometric_project": _simplex, "bl.gaussian_project_comparison": _simplex,
     "epsilon": lambda e: np.all(np.asarray(e) >= 0), "epsilon_exact": lambda e: np.all(np.asarray(e) >= 0),
     "expected_kl": lambda v: np.all(np.asarray(v) >= 0), "kl_bound": lambda v: np.all(np.asarray(v) >= 0),
     "kl_divergence": lambda v: np.all(np.asarray(v) >= 0),
