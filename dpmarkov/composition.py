@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _checks
 from .chain import check_counts, check_support_border
+from .privacy import bound_name as _bound_name
 from .privacy import delta as _delta
 from .privacy import epsilon as _epsilon
 
@@ -27,48 +28,103 @@ SUM_ATOL = 1e-9
 
 # --------------------------------------------------------------------------- Theorem 3
 class ChainPrivacy(NamedTuple):
-    """Privacy of Algorithm 2: the chain's (epsilon, delta) and the per-row values."""
+    """Privacy of Algorithm 2: the chain's (epsilon, delta), the per-row values and bounds.
+
+    ``bound_rows[i]`` names the bound row i's epsilon comes from: ``"eq. (6)"`` (n_i >= 3),
+    ``"corrected eq. (6)"`` (n_i = 2, where eq. (6) understates the loss) or
+    ``"none (one transition)"`` (a row released exactly, eps_i = delta_i = 0).
+    """
 
     epsilon: float
     delta: float
     epsilon_rows: np.ndarray
     delta_rows: np.ndarray
     n_rows: np.ndarray
+    bound_rows: np.ndarray
 
 
-def chain_privacy(counts, k, eta, gamma) -> ChainPrivacy:
+#: ``ChainPrivacy.bound_rows`` of a row with a single feasible transition.
+BOUND_NONE = "none (one transition)"
+
+
+def check_support(counts, support) -> np.ndarray:
+    """The public support of Algorithm 2: counts outside it, or a zero count inside it, are errors.
+
+    ``support`` is a boolean ``(n, n)`` array fixed before the data are seen (Assumption 6:
+    the feasible transitions, e.g. a road network).  Algorithm 2 publishes the support
+    exactly (a zero count stays zero), so a support read off the data would leak which
+    transitions occurred (book: "Private transition matrices").  Returns the checked
+    counts.  Raises ``TypeError`` for a non-boolean support, ``ValueError`` naming the
+    first offending entry otherwise.
+    """
+    arr = check_counts(counts)
+    sup = np.asarray(support)
+    if sup.dtype != bool:
+        raise TypeError(f"support has dtype {sup.dtype}: it must be a boolean (n, n) array "
+                        "of the feasible transitions, fixed before the data are seen")
+    if sup.shape != arr.shape:
+        raise ValueError(f"support has shape {sup.shape} but counts has shape {arr.shape}: "
+                         "one entry per transition")
+    outside = (arr > 0) & ~sup
+    if np.any(outside):
+        i, j = (int(v) for v in np.argwhere(outside)[0])
+        raise ValueError(f"counts[{i}, {j}]={arr[i, j]:.0f} lies outside the support "
+                         f"(support[{i}, {j}] is False): data outside the public support")
+    missing = (arr == 0) & sup
+    if np.any(missing):
+        i, j = (int(v) for v in np.argwhere(missing)[0])
+        raise ValueError(f"counts[{i}, {j}]=0 inside the support (support[{i}, {j}] is True): "
+                         "every supported transition must be observed (Assumption 6); "
+                         "releasing it would reveal that it never occurred")
+    return arr
+
+
+def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     """Theorem 3: Algorithm 2 is (max_i eps_i, max_i delta_i)-DP; returns both levels.
 
-    Row i is the Dirichlet mechanism with k_i on its n_i observed categories
-    (Assumption 6: the support is the public set of feasible transitions), so
-    eps_i = ``epsilon(k_i, eta_i, N_i, n_i, gamma_i)`` (Theorem 1, eq. (6)) and
-    delta_i = ``delta(k_i, eta_i, N_i, n_i, gamma_i)`` (eq. (7)).  A row with a
-    single feasible transition is released exactly and costs nothing
+    Row i is the Dirichlet mechanism with k_i on the n_i transitions of the public
+    ``support`` (a boolean (n, n) array fixed before the data are seen, Assumption 6;
+    ``check_support`` rejects counts outside it and zeros inside it), so
+    eps_i = ``epsilon(k_i, eta_i, N_i, n_i, gamma_i)``, the sound bound (eq. (6) for
+    n_i >= 3, the corrected eq. (6) for n_i = 2; ``bound_rows`` says which), and
+    delta_i = ``delta(k_i, eta_i, N_i, n_i, gamma_i)`` (eq. (7), Boole's bound).  A row
+    with a single feasible transition is released exactly and costs nothing
     (eps_i = delta_i = 0).  ``k``, ``eta``, ``gamma``: one value or one per row.
-    Assumption 3 (observed counts >= eta_i N_i), Assumption 4
-    (k_i >= 3/(2 eta_i)) and gamma_i < 1/n_i are checked per row.
+    Assumption 3 (supported counts >= eta_i N_i, rounding policy of ``min_count``),
+    Assumption 4 (k_i >= 3/(2 eta_i)) and gamma_i < 1/n_i are checked per row.  All
+    rows are evaluated in one broadcast call.
 
     The adjacency is the paper's Definition 3: one record changes its category
     *within* its row, every N_i is fixed and public.  If a record can move to
     another row, two rows change and the guarantee degrades (book: about
     eps_i + eps_l); see the chapter "Private transition matrices".
     """
-    arr = check_counts(counts)
+    arr = check_support(counts, support)
     n = arr.shape[0]
     k_rows, eta_rows, gamma_rows = (_per_row(name, v, n) for name, v in
                                     (("k", k), ("eta", eta), ("gamma", gamma)))
     N = arr.sum(axis=1)
-    n_rows = (arr > 0).sum(axis=1)
+    n_rows = np.asarray(support).sum(axis=1)
     eps = np.zeros(n)
     dlt = np.zeros(n)
     check_support_border(arr, eta_rows)
-    for i in np.flatnonzero(n_rows >= 2):
-        try:
-            eps[i] = _epsilon(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
-            dlt[i] = _delta(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
-        except ValueError as err:
-            raise ValueError(f"row {i} (N_i={N[i]:.0f}, n_i={n_rows[i]}): {err}") from err
-    return ChainPrivacy(float(eps.max()), float(dlt.max()), eps, dlt, n_rows)
+    rows = np.flatnonzero(n_rows >= 2)
+    args = (k_rows[rows], eta_rows[rows], N[rows], n_rows[rows], gamma_rows[rows])
+    try:
+        eps[rows] = _epsilon(*args)
+        dlt[rows] = _delta(*args)
+    except ValueError:
+        for i in rows:          # name the first row that fails
+            try:
+                _epsilon(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
+                _delta(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
+            except ValueError as err:
+                raise ValueError(f"row {i} (N_i={N[i]:.0f}, n_i={n_rows[i]}): {err}") from err
+        raise
+    bounds = np.full(n, BOUND_NONE, dtype=object)
+    if rows.size:
+        bounds[rows] = np.atleast_1d(_bound_name(n_rows[rows]))
+    return ChainPrivacy(float(eps.max()), float(dlt.max()), eps, dlt, n_rows, bounds)
 
 
 def _per_row(name: str, value, n: int) -> np.ndarray:

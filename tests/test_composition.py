@@ -161,7 +161,7 @@ def test_chain_privacy_is_the_max_over_rows():
     eta = np.array([0.1, 0.2, 0.2, 0.2])
     k = np.array([15.0, 7.5, 10.0, 7.5])
     gamma = 0.01
-    out = dm.chain_privacy(counts, k, eta, gamma)
+    out = dm.chain_privacy(counts, k, eta, gamma, support=counts > 0)
     expect_eps = [dm.epsilon_paper(15, 0.1, 10, 3, gamma), dm.epsilon_paper(7.5, 0.2, 8, 3, gamma), 0,
                   dm.epsilon_paper(7.5, 0.2, 4, 4, gamma)]
     expect_delta = [dm.delta(15, 0.1, 10, 3, gamma), dm.delta(7.5, 0.2, 8, 3, gamma), 0,
@@ -181,4 +181,4 @@ def test_chain_privacy_is_the_max_over_rows():
 def test_chain_privacy_rejects(k, eta, gamma, match):
     counts = np.array([[6, 3, 1], [2, 2, 4], [3, 3, 3]], float)
     with pytest.raises(ValueError, match=match):
-        dm.chain_privacy(counts, k, eta, gamma)
+        dm.chain_privacy(counts, k, eta, gamma, support=counts > 0)

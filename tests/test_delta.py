@@ -104,7 +104,7 @@ def test_continuous_reading_gives_larger_delta():
 
 
 def test_exact_rejects_bad_input():
-    with pytest.raises(ValueError, match="n <= 4"):
+    with pytest.raises(ValueError, match="zero count"):
         dm.exit_probability_exact([1, 1, 1, 1, 6], 10.0, 0.01)
     with pytest.raises(ValueError, match="zero count"):
         dm.exit_probability_exact([0, 3, 4], 10.0, 0.01)
@@ -118,5 +118,5 @@ def test_exact_rejects_bad_input():
         dm.exit_probability_exact([1, 2, 3], -1.0, 0.01)
     with pytest.raises(ValueError, match="finite"):
         dm.exit_probability_exact([1, 2, 3], 10.0, np.nan)
-    with pytest.raises(ValueError, match="n <= 4"):
+    with pytest.raises(ValueError, match="zero count"):
         dm.delta(20.6, 0.073, 98, 5, 4e-4, method="exact")
