@@ -62,19 +62,22 @@ def lgamma_increment_scaled(x, h):
     big = (x >= _SERIES_FROM) & (x + h >= _SERIES_FROM) & ~taylor
     small = ~big & ~taylor
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        xb, hb = x[big], h[big]
-        out[big] = (((xb + hb - 0.5) / hb) * np.log1p(hb / xb) + np.log(xb) - 1.0
-                    + (_lgamma_remainder(xb + hb) - _lgamma_remainder(xb)) / hb)
-        # A tiny increment: Taylor series sum_j h^(j-1)/j! psi^(j-1)(x); after six terms the
-        # remainder is about (h/x)^6 <= 1e-18 relative to the first term when h <= 1e-3 x.
-        xt, ht = x[taylor], h[taylor]
-        acc, power = np.zeros(xt.shape), np.ones(xt.shape)
-        for j in range(1, 7):
-            acc = acc + power * polygamma(j - 1, xt)       # power = h^(j-1) / j!
-            power = power * ht / (j + 1)
-        out[taylor] = acc
-        xs, hs = x[small], h[small]
-        out[small] = _lgamma_over(xs + hs, hs) - gammaln(xs) / hs
+        if big.any():
+            xb, hb = x[big], h[big]
+            out[big] = (((xb + hb - 0.5) / hb) * np.log1p(hb / xb) + np.log(xb) - 1.0
+                        + (_lgamma_remainder(xb + hb) - _lgamma_remainder(xb)) / hb)
+        if taylor.any():
+            # A tiny increment: Taylor series sum_j h^(j-1)/j! psi^(j-1)(x); after six terms
+            # the remainder is about (h/x)^6 <= 1e-18 relative to the first when h <= 1e-3 x.
+            xt, ht = x[taylor], h[taylor]
+            acc, power = np.zeros(xt.shape), np.ones(xt.shape)
+            for j in range(1, 7):
+                acc = acc + power * polygamma(j - 1, xt)       # power = h^(j-1) / j!
+                power = power * ht / (j + 1)
+            out[taylor] = acc
+        if small.any():
+            xs, hs = x[small], h[small]
+            out[small] = _lgamma_over(xs + hs, hs) - gammaln(xs) / hs
     return out
 
 
@@ -256,7 +259,7 @@ def exit_probability_union(counts, k, gamma):
 # until that set spans at least a quarter of the grid), then integrated by Gauss-Legendre with
 # _NODES nodes per cell.  Below that interval the inner probability and (1 - x)^(b-1) are
 # constant to double precision, and the piece is a Beta CDF times the inner probability.  Checked against mpmath (dpmarkov.verify.highprec_privacy).
-_GRID = 32
+_GRID = 20
 _NODES = 8
 _DROP = 80.0
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES)
