@@ -30,15 +30,16 @@ from .chain import (check_counts, check_feasible_observed, check_irreducible, ch
                     privatize_chain, row_eta, row_kl_bounds, stationary_distribution,
                     stationary_tv_bound, stationary_tv_bound_corrected, transition_counts,
                     transition_counts_from_pairs)
-from .composition import (ChainPrivacy, chain_privacy, compose_parallel,
+from .composition import (ChainPrivacy, chain_privacy, check_support, compose_parallel,
                           hockey_stick_discrete, parallel_adjacency, probabilistic_delta,
                           profile_discrete)
 from .mechanism import dirichlet_parameters, log_density, privatize
 from .loss import (adjacent_indices, epsilon_corrected, epsilon_exact, loss_data_term,
                    privacy_loss, worst_pair)
-from .privacy import (delta, epsilon, epsilon_paper, epsilon_star, epsilon_star_paper,
-                      exit_probability_exact, exit_probability_union, k_for_epsilon,
-                      k_for_epsilon_paper, k_min, worst_counts)
+from .privacy import (bound_name, delta, epsilon, epsilon_paper, epsilon_star, epsilon_star_paper,
+                      exit_probability_bounds, exit_probability_exact, exit_probability_union,
+                      k_for_epsilon,
+                      k_for_epsilon_paper, k_min, min_count, worst_counts)
 from .renyi import rdp_epsilon, rdp_pairs, rdp_to_dp, renyi_divergence
 from .profile import epsilon_for_delta, hockey_stick, privacy_profile, profile_pairs
 from .simplex import check_assumption_3, count_vector, in_bordered_simplex, in_simplex
@@ -53,14 +54,14 @@ __all__ = [
     "epsilon_star", "epsilon_paper", "epsilon_star_paper", "k_for_epsilon_paper",
     "exit_probability_union", "expected_kl", "in_bordered_simplex",
     "in_simplex", "k_for_epsilon", "k_min", "kl_bound", "kl_divergence", "log_density",
-    "privatize", "worst_counts",
+    "privatize", "worst_counts", "bound_name", "exit_probability_bounds", "min_count",
     # privacy part: exact worst case, exact delta, tight privacy profile
     "adjacent_indices", "epsilon_corrected", "epsilon_exact", "epsilon_for_delta",
     "exit_probability_exact", "hockey_stick", "loss_data_term", "privacy_loss",
     "privacy_profile", "profile_pairs", "worst_pair",
     # Markov chains: Algorithm 2, Lemma 1, Theorems 3-5
-    "ChainPrivacy", "chain_privacy", "check_counts", "check_feasible_observed",
-    "check_irreducible", "check_stochastic", "check_support", "compose_parallel", "dobrushin_coefficient",
+    "ChainPrivacy", "chain_privacy", "check_support", "check_counts", "check_feasible_observed",
+    "check_irreducible", "check_stochastic", "compose_parallel", "dobrushin_coefficient",
     "ergodicity_bound", "ergodicity_bound_corrected", "ergodicity_coefficient",
     "fundamental_matrix", "hockey_stick_discrete", "iter_privatize_chain",
     "parallel_adjacency", "privatize_chain", "probabilistic_delta", "profile_discrete",

@@ -306,7 +306,7 @@ def eta_ok(eta) -> np.ndarray:
 def k_meets_assumption_4(k: np.ndarray, eta: np.ndarray) -> None:
     """Assumption 4: k >= 3/(2*eta) (a relative slack of 1e-12 absorbs rounding)."""
     k_min = 1.5 / eta
-    bad = np.broadcast_to(k, np.broadcast(k, k_min).shape) < k_min * (1 - 1e-12)
+    bad = np.broadcast_to(k, np.broadcast(k, k_min).shape) < k_min * (1 - REL_SLACK)
     if np.any(bad):
         kb = _first_bad(np.asarray(k), bad)
         mb = _first_bad(np.asarray(k_min), bad)
@@ -336,9 +336,28 @@ def gamma_ok(gamma, n: np.ndarray) -> np.ndarray:
     return g
 
 
+#: Rounding policy for the borders of Assumptions 3 and 4.  eta*N and 3/(2*eta) are float
+#: results (eta = 0.07 is stored as 0.07000000000000000666..., so 0.07*100 = 7.000000000000001);
+#: a count c meets Assumption 3 when c >= eta*N*(1 - REL_SLACK) and k meets Assumption 4 when
+#: k >= 3/(2*eta)*(1 - REL_SLACK).  The slack is below one record for every N < 1e12 and
+#: far below any k a user would type, and every guarantee is computed for the minimum
+#: count ``min_count`` this policy gives, so the slack never makes a bound unsound.
+REL_SLACK = 1e-12
+
+
+def min_count(eta, N) -> np.ndarray:
+    """The fewest records a category may hold under Assumption 3: ceil(eta*N) (policy above).
+
+    The smallest integer m with m >= eta*N*(1 - REL_SLACK): for eta*N = 7.5 it is 8, for
+    eta*N = 7 (also when the float product is 7.000000000000001) it is 7.  The one rule
+    every function of the package uses (book: "delta", "The exact worst case").
+    """
+    return np.ceil(np.asarray(eta, float) * np.asarray(N, float) * (1 - REL_SLACK))
+
+
 def design_ok(eta: np.ndarray, N: np.ndarray, n: np.ndarray) -> None:
     """Some count vector of N records in n categories has every count >= eta*N."""
-    smallest = np.ceil(eta * N - 1e-9)
+    smallest = min_count(eta, N)
     bad = n * smallest > N
     if np.any(bad):
         raise ValueError(

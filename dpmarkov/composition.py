@@ -17,7 +17,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _checks
-from .chain import check_counts, check_support_border
+from .chain import check_counts, check_support, check_support_border
+from .privacy import bound_name as _bound_name
 from .privacy import delta as _delta
 from .privacy import epsilon as _epsilon
 
@@ -27,49 +28,73 @@ SUM_ATOL = 1e-9
 
 # --------------------------------------------------------------------------- Theorem 3
 class ChainPrivacy(NamedTuple):
-    """Privacy of Algorithm 2: the chain's (epsilon, delta) and the per-row values."""
+    """Privacy of Algorithm 2: the chain's (epsilon, delta), the per-row values and bounds.
+
+    ``bound_rows[i]`` names the bound row i's epsilon comes from: ``"eq. (6)"`` (n_i >= 3),
+    ``"corrected eq. (6)"`` (n_i = 2, where eq. (6) understates the loss) or
+    ``"none (one transition)"`` (a row released exactly, eps_i = delta_i = 0).
+    """
 
     epsilon: float
     delta: float
     epsilon_rows: np.ndarray
     delta_rows: np.ndarray
     n_rows: np.ndarray
+    bound_rows: np.ndarray
+
+
+#: ``ChainPrivacy.bound_rows`` of a row with a single feasible transition.
+BOUND_NONE = "none (one transition)"
 
 
 @_checks.public
-def chain_privacy(counts, k, eta, gamma) -> ChainPrivacy:
+def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     """Theorem 3: Algorithm 2 is (max_i eps_i, max_i delta_i)-DP; returns both levels.
 
-    Row i is the Dirichlet mechanism with k_i on its n_i observed categories
-    (Assumption 6: the support is the public set of feasible transitions), so
-    eps_i = ``epsilon(k_i, eta_i, N_i, n_i, gamma_i)`` (Theorem 1, eq. (6)) and
-    delta_i = ``delta(k_i, eta_i, N_i, n_i, gamma_i)`` (eq. (7)).  A row with a
-    single feasible transition is released exactly and costs nothing
+    Row i is the Dirichlet mechanism with k_i on the n_i transitions of the public
+    ``support`` (a boolean (n, n) array fixed before the data are seen, Assumption 6;
+    ``check_support`` rejects counts outside it and zeros inside it), so
+    eps_i = ``epsilon(k_i, eta_i, N_i, n_i, gamma_i)``, the sound bound (eq. (6) for
+    n_i >= 3, the corrected eq. (6) for n_i = 2; ``bound_rows`` says which), and
+    delta_i = ``delta(k_i, eta_i, N_i, n_i, gamma_i)`` (eq. (7), Boole's bound).  A row
+    with a single feasible transition is released exactly and costs nothing
     (eps_i = delta_i = 0).  ``k``, ``eta``, ``gamma``: one value or one per row.
-    Assumption 3 (observed counts >= eta_i N_i), Assumption 4
-    (k_i >= 3/(2 eta_i)) and gamma_i < 1/n_i are checked per row.
+    Assumption 3 (supported counts >= eta_i N_i, rounding policy of ``min_count``),
+    Assumption 4 (k_i >= 3/(2 eta_i)) and gamma_i < 1/n_i are checked per row.  All
+    rows are evaluated in one broadcast call.
 
     The adjacency is the paper's Definition 3: one record changes its category
     *within* its row, every N_i is fixed and public.  If a record can move to
     another row, two rows change and the guarantee degrades (book: about
     eps_i + eps_l); see the chapter "Private transition matrices".
     """
+    check_support(counts, support)
     arr = check_counts(counts)
     n = arr.shape[0]
     k_rows, eta_rows, gamma_rows = (_per_row(name, v, n) for name, v in
                                     (("k", k), ("eta", eta), ("gamma", gamma)))
     N = arr.sum(axis=1)
-    n_rows = (arr > 0).sum(axis=1)
+    n_rows = np.asarray(support).sum(axis=1)
     eps = np.zeros(n)
     dlt = np.zeros(n)
     check_support_border(arr, eta_rows)
-    for i in np.flatnonzero(n_rows >= 2):
-        try:
-            eps[i] = _epsilon(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
-            dlt[i] = _delta(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
-        except ValueError as err:
-            raise ValueError(f"row {i} (N_i={N[i]:.0f}, n_i={n_rows[i]}): {err}") from err
-    return ChainPrivacy(float(eps.max()), float(dlt.max()), eps, dlt, n_rows)
+    rows = np.flatnonzero(n_rows >= 2)
+    args = (k_rows[rows], eta_rows[rows], N[rows], n_rows[rows], gamma_rows[rows])
+    try:
+        eps[rows] = _epsilon(*args)
+        dlt[rows] = _delta(*args)
+    except ValueError:
+        for i in rows:          # name the first row that fails
+            try:
+                _epsilon(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
+                _delta(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
+            except ValueError as err:
+                raise ValueError(f"row {i} (N_i={N[i]:.0f}, n_i={n_rows[i]}): {err}") from err
+        raise
+    bounds = np.full(n, BOUND_NONE, dtype=object)
+    if rows.size:
+        bounds[rows] = np.atleast_1d(_bound_name(n_rows[rows]))
+    return ChainPrivacy(float(eps.max()), float(dlt.max()), eps, dlt, n_rows, bounds)
 
 
 def _per_row(name: str, value, n: int) -> np.ndarray:

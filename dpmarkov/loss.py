@@ -17,7 +17,8 @@ import numpy as np
 
 from . import _checks
 from .mechanism import log_density
-from .privacy import _design, lgamma_increment
+from .privacy import (_design, _exact_loss, _finite, _increment_difference, _k_scale_ok,
+                      min_count)
 
 
 @_checks.public
@@ -71,9 +72,10 @@ def loss_data_term(c_i, c_j, k, N):
     if np.any(bad):
         raise ValueError(f"c_i + c_j = {_checks._first_bad(c_i + c_j, bad)!r} exceeds "
                          f"N={_checks._first_bad(N, bad)!r}")
+    _k_scale_ok(k, N)
     h = k / N
-    out = lgamma_increment(k * c_i / N, h) - lgamma_increment(k * (c_j - 1) / N, h)
-    return out if out.ndim else float(out)
+    out = _increment_difference(h * c_i, h * (c_j - 1), h)
+    return _finite("the data term", out, k)
 
 
 def _output_term(h, n, gamma):
@@ -140,11 +142,8 @@ def epsilon_exact(k, N, n, gamma, min_count):
     gamma = _checks.gamma_ok(gamma, n)
     m = _checks.integer_at_least("min_count", min_count, 1)
     _pairs_exist(N, n, m, "min_count")
-    h = k / N
-    big = N - (n - 1) * m
-    data = lgamma_increment(k * (big - 1) / N, h) - lgamma_increment(k * m / N, h)
-    out = data + _output_term(h, n, gamma)
-    return out if out.ndim else float(out)
+    _k_scale_ok(k, N)
+    return _finite("epsilon_exact", _exact_loss(k, N, n, gamma, m), k)
 
 
 @_checks.public
@@ -164,9 +163,10 @@ def epsilon_corrected(k, eta, N, n, gamma):
     (N >= n ceil(eta N) + 1); Assumption 4 is not needed.  Broadcasts.
     """
     k, eta, N, n, gamma = _design(k, eta, N, n, gamma, assumption_4=False)
-    _pairs_exist(N, n, np.ceil(eta * N - 1e-9), "ceil(eta*N)")
+    _pairs_exist(N, n, min_count(eta, N), "ceil(eta*N)")
+    _k_scale_ok(k, N)
     h = k / N
     top = k * (1 - (n - 1) * eta)
-    data = lgamma_increment(top - h, h) - lgamma_increment(k * eta, h)
-    out = data + _output_term(h, n, gamma)
-    return out if out.ndim else float(out)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _increment_difference(top - h, k * eta, h) + _output_term(h, n, gamma)
+    return _finite("epsilon_corrected", out, k)

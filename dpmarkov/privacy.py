@@ -8,10 +8,7 @@ says otherwise, and reject parameters outside Assumptions 2-4.
 """
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
-from scipy.integrate import quad
 from scipy.optimize import brentq
 from scipy.special import betainc, betaln, gammaln, polygamma
 
@@ -30,26 +27,90 @@ def lgamma_increment(x, h):
     (x + h - 1/2) log1p(h/x) + h log x - h + [tail(x + h) - tail(x)], so a small
     increment of a huge argument (k = 1e7, h = k/N) keeps its relative accuracy.
     For h <= 1e-3 x (a huge N) a six-term Taylor series in polygamma functions
-    replaces the difference of two nearly equal values.
+    replaces the difference of two nearly equal values.  The result is
+    h * ``lgamma_increment_scaled(x, h)``; it overflows only when the true value
+    exceeds the float range.
     """
     x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = h * lgamma_increment_scaled(x, h)
+    return out if out.ndim else out[()]
+
+
+def _lgamma_over(z, h):
+    """log Gamma(z) / h, also where log Gamma(z) itself overflows (z > 2.5e305)."""
+    huge = z > 1e300
+    zs = np.where(huge, 1.0, z)
+    zb = np.where(huge, z, 1e300)
+    direct = gammaln(zs) / h
+    stirling = ((zb - 0.5) / h) * np.log(zb) - zb / h + (0.5 * np.log(2 * np.pi)
+                                                         + _lgamma_remainder(zb)) / h
+    return np.where(huge, stirling, direct)
+
+
+def lgamma_increment_scaled(x, h):
+    """[log Gamma(x + h) - log Gamma(x)] / h, the mean of the digamma function over [x, x + h].
+
+    Always finite for x > 0, h > 0 (it lies between psi(x) and psi(x + h), so below
+    log(x + h) <= 710), so differences of two increments can be formed as
+    h * (scaled(x) - scaled(y)) without an overflowing intermediate when k is near
+    the float maximum.  At h = 0 it is psi(x).  Branches as ``lgamma_increment``.
+    """
+    x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
+    out = np.empty(x.shape)
     taylor = np.abs(h) <= _TAYLOR_RATIO * x
     big = (x >= _SERIES_FROM) & (x + h >= _SERIES_FROM) & ~taylor
-    out = np.empty(x.shape)
-    xb, hb = x[big], h[big]
-    out[big] = ((xb + hb - 0.5) * np.log1p(hb / xb) + hb * np.log(xb) - hb
-                + (_lgamma_remainder(xb + hb) - _lgamma_remainder(xb)))
-    # A tiny increment: Taylor series sum_j h^j/j! psi^(j-1)(x); after six terms the
-    # remainder is about (h/x)^6 <= 1e-18 relative to the first term when h <= 1e-3 x.
-    xt, ht = x[taylor], h[taylor]
-    acc, power = np.zeros(xt.shape), np.ones(xt.shape)
-    for j in range(1, 7):
-        power = power * ht / j
-        acc = acc + power * polygamma(j - 1, xt)
-    out[taylor] = acc
     small = ~big & ~taylor
-    out[small] = gammaln(x[small] + h[small]) - gammaln(x[small])
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if big.any():
+            xb, hb = x[big], h[big]
+            out[big] = (((xb + hb - 0.5) / hb) * np.log1p(hb / xb) + np.log(xb) - 1.0
+                        + (_lgamma_remainder(xb + hb) - _lgamma_remainder(xb)) / hb)
+        if taylor.any():
+            # A tiny increment: Taylor series sum_j h^(j-1)/j! psi^(j-1)(x); after six terms
+            # the remainder is about (h/x)^6 <= 1e-18 relative to the first when h <= 1e-3 x.
+            xt, ht = x[taylor], h[taylor]
+            acc, power = np.zeros(xt.shape), np.ones(xt.shape)
+            for j in range(1, 7):
+                acc = acc + power * polygamma(j - 1, xt)       # power = h^(j-1) / j!
+                power = power * ht / (j + 1)
+            out[taylor] = acc
+        if small.any():
+            xs, hs = x[small], h[small]
+            out[small] = _lgamma_over(xs + hs, hs) - gammaln(xs) / hs
     return out
+
+
+def _increment_difference(x, y, h):
+    """lgamma_increment(x, h) - lgamma_increment(y, h) without an overflowing intermediate."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = lgamma_increment(x, h) - lgamma_increment(y, h)
+        bad = ~np.isfinite(direct)
+        if np.any(bad):
+            scaled = h * (lgamma_increment_scaled(x, h) - lgamma_increment_scaled(y, h))
+            direct = np.where(bad, scaled, direct)
+    return np.asarray(direct, float)
+
+
+def _finite(name, out, k):
+    """A privacy number that exceeds the float range is an error naming k, never inf or NaN."""
+    out = np.asarray(out, float)
+    bad = ~np.isfinite(out)
+    if np.any(bad):
+        raise ValueError(
+            f"k={_checks._first_bad(np.asarray(k, float), bad)!r} gives {name} beyond the "
+            "largest float (1.8e308): no release can use it; choose a smaller k")
+    return out if out.ndim else float(out)
+
+
+def _k_scale_ok(k, N):
+    """k/N (the step h of every increment) must be a normal float: subnormal k is rejected."""
+    bad = np.asarray(k, float) / np.asarray(N, float) < np.finfo(float).tiny
+    if np.any(bad):
+        raise ValueError(
+            f"k={_checks._first_bad(np.asarray(k, float), bad)!r} is so small that "
+            f"k/N={_checks._first_bad(np.asarray(k / N, float), bad)!r} underflows below the "
+            "smallest normal float (2.2e-308): the privacy loss cannot be evaluated there")
 
 
 def _design(k, eta, N, n, gamma, *, assumption_4=True):
@@ -95,10 +156,10 @@ def epsilon_paper(k, eta, N, n, gamma):
             "can be negative here (use epsilon_exact)")
     h = k / N
     a, b = k * eta, k * (1 - 2 * eta)
-    beta_term = lgamma_increment(b - h, h) - lgamma_increment(a, h)
-    ratio_term = h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
-    out = beta_term + ratio_term
-    return out if out.ndim else float(out)
+    beta_term = _increment_difference(b - h, a, h)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = beta_term + h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
+    return _finite("epsilon", out, k)
 
 
 @_checks.public
@@ -167,8 +228,17 @@ def worst_counts(eta, N, n):
     N = int(_checks.integer_at_least("N", N, 2))
     n = _checks.length("n", int(_checks.integer_at_least("n", n, 2)))
     _checks.design_ok(np.asarray(eta), np.asarray(float(N)), np.asarray(float(n)))
-    m = int(np.ceil(eta * N - 1e-9))
+    if n > _MAX_VECTOR:
+        raise ValueError(f"n={n} categories: worst_counts would build a vector of {n} counts "
+                         f"(more than {_MAX_VECTOR}); delta uses its two distinct values "
+                         "without building it")
+    m = int(min_count(eta, N))
     return np.array([m] * (n - 1) + [N - (n - 1) * m], dtype=float)
+
+
+#: worst_counts materialises at most this many categories (8 MB of floats).
+_MAX_VECTOR = 1_000_000
+min_count = _checks.min_count
 
 
 @_checks.public
@@ -176,8 +246,8 @@ def exit_probability_union(counts, k, gamma):
     """Boole's bound on P(Dir(k C) not in Omega_1) = P(some X_i < gamma).
 
     sum_i P(X_i < gamma) with X_i ~ Beta(k C_i, k (1 - C_i)) the Dirichlet
-    marginal.  It is an upper bound on the exact probability, and exceeds it by
-    at most the sum of the pairwise probabilities P(X_i < gamma, X_j < gamma).
+    marginal, capped at 1.  It is an upper bound on the exact probability, and
+    exceeds it by at most the sum of the pairwise probabilities P(X_i < gamma, X_j < gamma).
     """
     arr = _checks.counts_array("counts", counts)
     k = _checks.positive("k", k)
@@ -186,75 +256,227 @@ def exit_probability_union(counts, k, gamma):
     n = arr.shape[-1]
     gamma = _checks.gamma_ok(gamma, np.asarray(float(n)))
     gg = gamma[..., None] if gamma.ndim else gamma
-    out = np.minimum(betainc(kk * C, kk * (1 - C), gg).sum(axis=-1), 1.0)
+    with np.errstate(all="ignore"):
+        terms = np.where(C > 0, betainc(kk * C, kk * (1 - C), gg), 1.0)
+    out = np.minimum(terms.sum(axis=-1), 1.0)
     return out if out.ndim else float(out)
 
 
-# exit_probability_exact: largest n it supports (inclusion-exclusion with nested quadrature);
-# relative tolerance of the outer quadrature, and of the inner one (tighter, so that the
-# outer integrand is smooth to well below the outer tolerance).
-_EXACT_MAX_N = 4
-_QUAD_RTOL = 1e-10
-_INNER_RTOL = 1e-13
+# --- the exact exit probability ----------------------------------------------------------------
+# P(X_l < t for every l in a block) is a nested integral (one level per extra coordinate).
+# Each level integrates over u = log x, in logarithms: the integrand exp(phi(u)) is located by a
+# zoom (a grid of _GRID cells on [log t - 36 - log(1 + a + b), log t], shrunk to the cells where phi > max - _DROP
+# until that set spans at least a quarter of the grid), then integrated by Gauss-Legendre with
+# _NODES nodes per cell.  Below that interval the inner probability and (1 - x)^(b-1) are
+# constant to double precision, and the piece is a Beta CDF times the inner probability.  Checked against mpmath (dpmarkov.verify.highprec_privacy).
+_GRID = 20
+_NODES = 8
+_DROP = 80.0
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES)
+#: exit_probability_bounds computes the triple terms of the Bonferroni bracket for n >= 5 only
+#: when there are at most this many distinct ones (else the upper end is Hunter's bound).
+_MAX_TRIPLES = 60
 
 
-def _all_below(alphas, rest, t, rtol=_QUAD_RTOL):
-    """P(Y_l < t for every l in the block) for Y ~ Dir(alphas, rest); rest > 0 is the remainder.
+def _log_betainc(a, b, x):
+    """log I_x(a, b), -inf where it underflows."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        return np.log(betainc(a, b, x))
 
-    Conditioning on the first coordinate x ~ Beta(a, b), the others divided by (1 - x)
-    are again Dirichlet (alphas[1:], rest), so one quadrature per extra coordinate.
-    The factor x^(a-1) (singular when a < 1) is the algebraic weight of QUADPACK's
-    QAWS rule, so the integrand left is smooth.
+
+def _log_all_below(alphas, rest, log_t):
+    """log P(Y_l < t for every l) for Y ~ Dir(alphas, rest), rest > 0; vectorised over log_t.
+
+    Conditioning on the first coordinate x ~ Beta(a, b), b = sum(others) + rest, the
+    others divided by 1 - x are Dir(others, rest) and must lie below t/(1 - x).
     """
-    a, others = alphas[0], alphas[1:]
+    a, others = float(alphas[0]), [float(v) for v in alphas[1:]]
     b = sum(others) + rest
+    log_t = np.asarray(log_t, float)
     if not others:
-        return float(betainc(a, b, t))
+        return _log_betainc(a, b, np.exp(log_t))
+    log_norm = betaln(a, b)
+    flat = log_t.ravel()
 
-    def inner(x):
-        return (1.0 - x) ** (b - 1.0) * _all_below(others, rest, t / (1.0 - x), _INNER_RTOL)
-    value, _ = quad(inner, 0.0, t, weight="alg", wvar=(a - 1.0, 0.0), epsabs=0.0,
-                    epsrel=rtol, limit=200)
-    return float(np.exp(-betaln(a, b)) * value)
+    def phi(u, lt):
+        """log of the integrand in u = log x (the Jacobian dx = x du gives a u, not (a-1) u)."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            log1m = np.log1p(-np.exp(u))
+            inner = _log_all_below(others, rest, lt - log1m)
+            return a * u + (b - 1.0) * log1m - log_norm + inner
+
+    # below x_c = t e^-36 / (1 + a + b) the factors (1 - x)^(b-1) and the inner probability at
+    # t/(1 - x) equal their values at x = 0 to double precision: that piece is a Beta CDF
+    cut = flat - 36.0 - np.log1p(a + b)
+    lo = cut.copy()
+    hi = flat.copy()
+    steps = np.linspace(0.0, 1.0, _GRID + 1)
+    active = np.arange(len(flat))
+    for _ in range(60):
+        la, ha = lo[active], hi[active]
+        vals = phi(la[:, None] + (ha - la)[:, None] * steps, flat[active, None])
+        top = vals.max(axis=1)
+        keep = vals > top[:, None] - _DROP
+        first = np.maximum(np.argmax(keep, axis=1) - 1, 0)
+        last = np.minimum(_GRID - np.argmax(keep[:, ::-1], axis=1) + 1, _GRID)
+        settled = (last - first >= _GRID // 4) | ~np.isfinite(top)
+        width = (ha - la) / _GRID
+        lo[active] = np.where(settled, la, la + first * width)
+        hi[active] = np.where(settled, ha, la + last * width)
+        active = active[~settled]
+        if not active.size:
+            break
+    # Gauss-Legendre on the cells of the final interval that touch a grid point with
+    # phi > max - _DROP (for a unimodal phi the others hold less than e^-_DROP of the mass)
+    rows = len(flat)
+    edges = lo[:, None] + (hi - lo)[:, None] * steps
+    vals = phi(edges, flat[:, None])
+    top = vals.max(axis=1)
+    finite = np.isfinite(top)
+    keep = vals > np.where(finite, top, np.inf)[:, None] - _DROP
+    cell_row, cell = np.nonzero(keep[:, :-1] | keep[:, 1:])
+    left, right = edges[cell_row, cell], edges[cell_row, cell + 1]
+    half, mid = (right - left) / 2, (right + left) / 2
+    nodes = mid[:, None] + half[:, None] * _GL_X
+    node_vals = phi(nodes, flat[cell_row, None])
+    safe = np.where(finite, top, 0.0)
+    with np.errstate(divide="ignore", under="ignore", over="ignore"):
+        parts = (half[:, None] * _GL_W * np.exp(node_vals - safe[cell_row, None])).sum(axis=1)
+        total = np.zeros(rows)
+        np.add.at(total, cell_row, parts)
+        body = np.where(finite, safe + np.log(total), -np.inf)
+        low = _log_betainc(a, b, np.exp(cut)) + _log_all_below(others, rest, flat)
+        out = np.logaddexp(body, low)
+    return out.reshape(log_t.shape)
 
 
-@_checks.public
-def exit_probability_exact(counts, k, gamma):
-    """P(Dir(k C) not in Omega_1) = P(some X_i < gamma), exactly, for n <= 4 categories.
+def _exit_terms(values, mult, gamma, size):
+    """Inclusion-exclusion terms of one size: (probability, multiplicity) per distinct block.
 
-    The probability in eq. (7) of Theorem 1.  Inclusion-exclusion over the events
-    {X_i < gamma}: the single terms are Beta CDFs, the pairwise (n >= 3) and triple
-    (n = 4) terms are one- and two-dimensional integrals done by adaptive
-    quadrature to a relative tolerance of about 1e-10 (book: delta chapter, where
-    the result is checked against mpmath and Monte Carlo).  All n events cannot
-    occur together because gamma < 1/n.  ``counts`` is one count vector, ``k`` and
-    ``gamma`` scalars.  For n > 4 use ``exit_probability_union`` (an upper bound).
+    ``values`` are the distinct Dirichlet parameters, ``mult`` how often each occurs; a
+    block is a multiset of ``size`` parameters, occurring prod_v C(mult_v, r_v) times.
     """
+    from itertools import combinations_with_replacement
+    from math import comb
+    total = float(np.dot(values, mult))
+    out = []
+    for block in combinations_with_replacement(range(len(values)), size):
+        reps = [block.count(v) for v in range(len(values))]
+        times = float(np.prod([comb(int(m), r) for m, r in zip(mult, reps)]))
+        if times == 0:
+            continue
+        alphas = [values[v] for v in block]
+        rest = total - sum(alphas)
+        p = float(np.exp(_log_all_below(alphas, rest, np.log(gamma))))
+        out.append((p, times, block))
+    return out
+
+
+def _hunter_upper(values, mult, pair_terms, S1):
+    """Hunter's bound S1 - (maximum spanning tree of the pairwise probabilities), n <= 2000."""
+    labels = np.repeat(np.arange(len(values)), np.asarray(mult, int))
+    n = len(labels)
+    W = np.zeros((len(values), len(values)))
+    for p, _, (u, v) in pair_terms:
+        W[u, v] = W[v, u] = p
+    weight = W[labels][:, labels]
+    in_tree = np.zeros(n, bool)
+    best = weight[0].copy()
+    in_tree[0] = True
+    tree = 0.0
+    for _ in range(n - 1):
+        cand = np.where(in_tree, -np.inf, best)
+        j = int(np.argmax(cand))
+        tree += cand[j]
+        in_tree[j] = True
+        best = np.maximum(best, weight[j])
+    return S1 - tree
+
+
+def _exit_bounds(values, mult, gamma):
+    """(lower, upper) on P(some X_i < gamma), X ~ Dir with parameters ``values`` x ``mult``."""
+    values = np.asarray(values, float)
+    mult = np.asarray(mult, float)
+    n = int(mult.sum())
+    total = float(np.dot(values, mult))
+    with np.errstate(all="ignore"):
+        singles = betainc(values, total - values, gamma)
+    S1 = float(np.dot(singles, mult))
+    if n == 2:                    # gamma < 1/2: the two events are disjoint
+        value = min(S1, 1.0)
+        return value, value
+    pairs = _exit_terms(values, mult, gamma, 2)
+    S2 = sum(p * t for p, t, _ in pairs)
+    lower, upper = S1 - S2, S1
+    if n <= 4 or len(values) <= 3 or _n_triples(len(values)) <= _MAX_TRIPLES:
+        triples = _exit_terms(values, mult, gamma, 3) if n >= 4 else []
+        S3 = sum(p * t for p, t, _ in triples)
+        upper = S1 - S2 + S3
+        if n <= 4:            # gamma < 1/n: all n events never occur together
+            lower = upper
+    if n >= 5 and n <= 2000:
+        upper = min(upper, _hunter_upper(values, mult, pairs, S1))
+    floor = float(singles.max())
+    lower = min(max(lower, floor, 0.0), 1.0)
+    upper = min(max(upper, lower), S1, 1.0)
+    return min(lower, upper), upper
+
+
+def _n_triples(d):
+    from math import comb
+    return comb(d + 2, 3)
+
+
+def _exit_args(counts, k, gamma):
     arr = _checks.counts_array("counts", counts)
     if arr.ndim != 1:
-        raise ValueError(f"counts has shape {arr.shape}: exit_probability_exact takes one "
+        raise ValueError(f"counts has shape {arr.shape}: the exact exit probability takes one "
                          "count vector")
     n = arr.shape[-1]
-    if n > _EXACT_MAX_N:
-        raise ValueError(f"counts has n={n} categories: exit_probability_exact supports "
-                         f"n <= {_EXACT_MAX_N} (use exit_probability_union, an upper bound)")
     if np.any(arr == 0):
         raise ValueError(f"counts={arr.tolist()} has a zero count: Dir(k*C) needs every "
                          "count > 0 (Assumption 3)")
     k = _checks.positive("k", k)
     gamma = _checks.gamma_ok(gamma, np.asarray(float(n)))
     if k.ndim or gamma.ndim:
-        raise ValueError(f"k={k!r} and gamma={gamma!r} must be scalars for "
-                         "exit_probability_exact")
-    k, gamma = float(k), float(gamma)
-    alpha = k * arr / arr.sum()
-    total = 0.0
-    for size in range(1, n):
-        sign = 1.0 if size % 2 else -1.0
-        for block in combinations(range(n), size):
-            rest = alpha.sum() - alpha[list(block)].sum()
-            total += sign * _all_below([float(alpha[i]) for i in block], float(rest), gamma)
-    return total
+        raise ValueError(f"k={k!r} and gamma={gamma!r} must be scalars for the exact exit "
+                         "probability")
+    values, mult = np.unique(arr, return_counts=True)
+    alpha = float(k) * values / arr.sum()
+    if np.any(alpha < np.finfo(float).tiny):
+        raise ValueError(f"k={float(k)!r} makes k*C_i underflow below the smallest normal "
+                         "float: Dir(k*C) cannot be evaluated")
+    return alpha, mult, float(gamma)
+
+
+@_checks.public
+def exit_probability_bounds(counts, k, gamma):
+    """A certified bracket (lower, upper) on P(Dir(k C) not in Omega_1), any n.
+
+    Inclusion-exclusion over {X_i < gamma} with S_r the sum of the r-fold terms:
+    n = 2, 3, 4 give the exact value (lower = upper: all n events never occur together
+    since gamma < 1/n, so P = S1 - S2 + S3 for n = 4).  For n >= 5 the Bonferroni
+    inequalities give S1 - S2 <= P <= S1 - S2 + S3, sharpened by Hunter's spanning-tree
+    bound and by max_i P(X_i < gamma) <= P <= min(S1, 1); identical counts are grouped,
+    so the worst count vector of eq. (7) costs a few terms at any n.  The width of the
+    bracket is at most S3 (about S1^3 / 6 for nearly independent coordinates).
+    Terms are nested log-space quadratures (about 1e-12 relative; book: delta chapter).
+    """
+    alpha, mult, gamma = _exit_args(counts, k, gamma)
+    return _exit_bounds(alpha, mult, gamma)
+
+
+@_checks.public
+def exit_probability_exact(counts, k, gamma):
+    """P(Dir(k C) not in Omega_1) = P(some X_i < gamma): eq. (7)'s probability, for every n.
+
+    Exact for n <= 4 (inclusion-exclusion with nested log-space quadrature, right for
+    every k, checked against mpmath in the delta chapter and the tests); for n >= 5 the
+    upper end of the certified bracket of ``exit_probability_bounds``, so never below
+    the true value.  Always in [max_i P(X_i < gamma), min(1, Boole's bound)].
+    ``counts`` is one count vector, ``k`` and ``gamma`` scalars.
+    """
+    return exit_probability_bounds(counts, k, gamma)[1]
 
 
 _DELTA_METHODS = ("union", "exact")
@@ -265,23 +487,40 @@ def delta(k, eta, N, n, gamma, *, method="union"):
     """delta of Theorem 1, eq. (7): the largest probability of leaving Omega_1.
 
     delta = 1 - min_C P(Dir(k C) in Omega_1), the minimum over the count vectors
-    allowed by Assumption 3 (integer counts >= ceil(eta N) summing to N).  The
-    minimiser is ``worst_counts`` (book: the delta chapter proves it and checks it
-    by exhaustive search), so delta is the exit probability at that vector.
+    allowed by Assumption 3 (integer counts >= ceil(eta N) summing to N, rounding policy
+    of ``min_count``).  The minimiser is ``worst_counts`` (book: the delta chapter proves
+    it and checks it by exhaustive search), so delta is the exit probability there.
 
     ``method="union"`` (default) replaces the probability by Boole's bound
     (``exit_probability_union``): never below eq. (7)'s delta, so the guarantee is
-    not weakened.  ``method="exact"`` computes it by ``exit_probability_exact``
-    (n <= 4 only).  Broadcasts over all arguments.
+    not weakened.  ``method="exact"`` computes it by ``exit_probability_exact`` (for
+    n >= 5 the upper end of a certified bracket).  The worst vector has two distinct
+    counts, so any n costs the same.  Broadcasts over all arguments.
     """
     if method not in _DELTA_METHODS:
         raise ValueError(f"method={method!r} must be one of {_DELTA_METHODS}")
     k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
-    exit_probability = exit_probability_union if method == "union" else exit_probability_exact
     shape = np.broadcast(k, eta, N, n, gamma).shape
     args = [np.broadcast_to(v, shape).ravel() for v in (k, eta, N, n, gamma)]
-    out = np.array([exit_probability(worst_counts(e, NN, nn), kk, g)
-                    for kk, e, NN, nn, g in zip(*args)]).reshape(shape)
+    if method == "union":        # one broadcast evaluation: (n-1) small tails + the big one
+        kk, e, NN, nn, g = args
+        m = min_count(e, NN)
+        big = NN - (nn - 1) * m
+        with np.errstate(all="ignore"):
+            small = betainc(kk * m / NN, kk * (1 - m / NN), g)
+            large = betainc(kk * big / NN, kk * (1 - big / NN), g)
+        out = np.minimum((nn - 1) * small + large, 1.0).reshape(shape)
+        return out if out.ndim else float(out)
+    out = np.empty(len(args[0]))
+    for idx, (kk, e, NN, nn, g) in enumerate(zip(*args)):
+        m = float(min_count(e, NN))
+        big = NN - (nn - 1) * m
+        values = np.array([m, big]) * kk / NN
+        mult = np.array([nn - 1, 1.0])
+        if big == m:
+            values, mult = values[:1], np.array([nn])
+        out[idx] = _exit_bounds(values, mult, g)[1]
+    out = out.reshape(shape)
     return out if out.ndim else float(out)
 
 
@@ -290,24 +529,56 @@ def delta(k, eta, N, n, gamma, *, method="union"):
 # worst case"); the functions a release is calibrated with use a bound that holds for every n.
 
 
+#: Names of the bounds ``epsilon`` uses (``bound_name`` and ``ChainPrivacy.bound_rows``).
+BOUND_EQ6 = "eq. (6)"
+BOUND_CORRECTED = "corrected eq. (6)"
+
+
+@_checks.public
+def bound_name(n):
+    """Which bound ``epsilon`` uses for n categories: eq. (6) for n >= 3, corrected for n = 2."""
+    n = _checks.integer_at_least("n", n, 2)
+    out = np.where(n == 2, BOUND_CORRECTED, BOUND_EQ6)
+    return out if out.ndim else str(out)
+
+
+def _exact_loss(k, N, n, gamma, m):
+    """The exact worst-case privacy loss at minimum count m (``loss.epsilon_exact``), unchecked."""
+    h = k / N
+    big = N - (n - 1) * m
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (_increment_difference(h * (big - 1), h * m, h)
+                + h * (np.log1p(-(n - 1) * gamma) - np.log(gamma)))
+
+
 @_checks.public
 def epsilon(k, eta, N, n, gamma):
     """A sound epsilon for Theorem 1: eq. (6) where it is an upper bound, else the corrected eq. (6).
 
     For n >= 3 this is eq. (6) as printed (``epsilon_paper``), an upper bound on the
-    privacy loss over Omega_1.  For n = 2, where eq. (6) understates the loss, it is
-    ``epsilon_corrected`` (1 - 2 eta replaced by 1 - (n-1) eta), which holds for
-    every n.  Broadcasts.  Book: "The exact worst case".
+    privacy loss over Omega_1 (it is >= the corrected eq. (6), which is >= the exact
+    worst case).  For n = 2, where eq. (6) understates the loss, it is
+    ``epsilon_corrected`` (1 - 2 eta replaced by 1 - (n-1) eta), which holds for every
+    n and every N, eta*N whole or not.  ``bound_name(n)`` says which.  As a guard
+    against rounding, the result is never below ``epsilon_exact`` at the minimum count
+    ``min_count(eta, N)`` (they agree to a few ulps when eta*N is whole and n <= 3).
+    Broadcasts.  Book: "The exact worst case".
     """
     from .loss import epsilon_corrected
-    paper = np.asarray(epsilon_paper(k, eta, N, n, gamma))
-    n_arr = np.broadcast_to(np.asarray(n, float), paper.shape)
-    out = paper.copy()
-    two = n_arr == 2
-    if np.any(two):
-        corrected = np.broadcast_to(np.asarray(epsilon_corrected(k, eta, N, n, gamma)), paper.shape)
-        out[two] = corrected[two]
-    return out if out.ndim else float(out)
+    k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
+    shape = np.broadcast(k, eta, N, n, gamma).shape
+    k, eta, N, n, gamma = (np.broadcast_to(v, shape) for v in (k, eta, N, n, gamma))
+    out = np.empty(shape)
+    two = n == 2
+    for rows, formula in ((~two, epsilon_paper), (two, epsilon_corrected)):
+        if np.any(rows):
+            out[rows] = formula(k[rows], eta[rows], N[rows], n[rows], gamma[rows])
+    m = min_count(eta, N)
+    pairs = N >= n * m + 1
+    if np.any(pairs):
+        exact = _exact_loss(k[pairs], N[pairs], n[pairs], gamma[pairs], m[pairs])
+        out[pairs] = np.maximum(out[pairs], exact)
+    return _finite("epsilon", out, k)
 
 
 @_checks.public

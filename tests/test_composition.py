@@ -161,7 +161,7 @@ def test_chain_privacy_is_the_max_over_rows():
     eta = np.array([0.1, 0.2, 0.2, 0.2])
     k = np.array([15.0, 7.5, 10.0, 7.5])
     gamma = 0.01
-    out = dm.chain_privacy(counts, k, eta, gamma)
+    out = dm.chain_privacy(counts, k, eta, gamma, support=counts > 0)
     expect_eps = [dm.epsilon_paper(15, 0.1, 10, 3, gamma), dm.epsilon_paper(7.5, 0.2, 8, 3, gamma), 0,
                   dm.epsilon_paper(7.5, 0.2, 4, 4, gamma)]
     expect_delta = [dm.delta(15, 0.1, 10, 3, gamma), dm.delta(7.5, 0.2, 8, 3, gamma), 0,
@@ -181,4 +181,46 @@ def test_chain_privacy_is_the_max_over_rows():
 def test_chain_privacy_rejects(k, eta, gamma, match):
     counts = np.array([[6, 3, 1], [2, 2, 4], [3, 3, 3]], float)
     with pytest.raises(ValueError, match=match):
-        dm.chain_privacy(counts, k, eta, gamma)
+        dm.chain_privacy(counts, k, eta, gamma, support=counts > 0)
+
+
+# --------------------------------------------------------------------------- support, bounds
+def test_chain_privacy_says_which_bound_each_row_used():
+    counts = np.array([[10, 67, 0], [20, 30, 50], [0, 0, 9]], float)
+    out = dm.chain_privacy(counts, 25.0, 0.1, 1e-3, support=counts > 0)
+    assert out.bound_rows.tolist() == ["corrected eq. (6)", "eq. (6)", "none (one transition)"]
+    # the n = 2 row is never below its exact worst case (eq. (6) would be)
+    assert out.epsilon_rows[0] >= dm.epsilon_exact(25.0, 77, 2, 1e-3, 8)
+    assert out.epsilon_rows[0] > dm.epsilon_paper(25.0, 0.1, 77, 2, 1e-3)
+    assert out.epsilon_rows[1] == pytest.approx(dm.epsilon_paper(25.0, 0.1, 100, 3, 1e-3),
+                                                rel=1e-14)
+
+
+def test_support_is_required_and_checked():
+    counts = np.array([[5, 5, 0], [3, 3, 4], [2, 2, 6]], float)
+    with pytest.raises(TypeError):
+        dm.chain_privacy(counts, 15.0, 0.2, 0.01)                          # keyword required
+    support = np.ones((3, 3), bool)
+    with pytest.raises(ValueError, match=r"counts\[0, 2\]=0 inside the support"):
+        dm.chain_privacy(counts, 15.0, 0.2, 0.01, support=support)
+    support = counts > 0
+    support[1, 2] = False
+    with pytest.raises(ValueError, match=r"counts\[1, 2\]=4 lies outside the support"):
+        dm.chain_privacy(counts, 15.0, 0.2, 0.01, support=support)
+    with pytest.raises(TypeError, match="boolean"):
+        dm.chain_privacy(counts, 15.0, 0.2, 0.01, support=(counts > 0).astype(int))
+    with pytest.raises(ValueError, match="shape"):
+        dm.check_support(counts, np.ones((2, 2), bool))
+    assert np.array_equal(dm.check_support(counts, counts > 0), counts)
+
+
+def test_chain_privacy_rows_equal_one_broadcast_evaluation():
+    rng = np.random.default_rng(4)
+    counts = rng.integers(20, 60, size=(40, 40)).astype(float)
+    counts[rng.random((40, 40)) < 0.5] = 0
+    counts[np.arange(40), np.arange(40)] = 30
+    eta = counts.min(axis=1, initial=np.inf, where=counts > 0) / counts.sum(axis=1)
+    out = dm.chain_privacy(counts, 1.5 / eta, eta, 1e-3, support=counts > 0)
+    N, n = counts.sum(axis=1), (counts > 0).sum(axis=1)
+    assert np.array_equal(out.epsilon_rows, dm.epsilon(1.5 / eta, eta, N, n, 1e-3))
+    assert np.array_equal(out.delta_rows, dm.delta(1.5 / eta, eta, N, n, 1e-3))

@@ -65,6 +65,8 @@ def test_union_minus_exact_is_the_pairwise_mass():
 def test_worst_counts_maximise_exact_exit_probability(N, n, m, k, gamma):
     if gamma >= 1 / n:
         pytest.skip("gamma must be < 1/n")
+    if n == 4 and (N, k) != (11, 15.0):
+        pytest.skip("n = 4 costs two nested quadratures per vector: one design suffices")
     value, counts = bf.max_exit_probability(dm.exit_probability_exact, k, N, n, gamma, m)
     eta = m / N - 1e-9                         # ceil(eta N) = m
     worst = dm.worst_counts(eta, N, n)
@@ -104,8 +106,7 @@ def test_continuous_reading_gives_larger_delta():
 
 
 def test_exact_rejects_bad_input():
-    with pytest.raises(ValueError, match="n <= 4"):
-        dm.exit_probability_exact([1, 1, 1, 1, 6], 10.0, 0.01)
+    assert 0 < dm.exit_probability_exact([1, 1, 1, 1, 6], 10.0, 0.01) <= 1   # n = 5 is allowed now
     with pytest.raises(ValueError, match="zero count"):
         dm.exit_probability_exact([0, 3, 4], 10.0, 0.01)
     with pytest.raises(ValueError, match="one count vector"):
@@ -118,5 +119,78 @@ def test_exact_rejects_bad_input():
         dm.exit_probability_exact([1, 2, 3], -1.0, 0.01)
     with pytest.raises(ValueError, match="finite"):
         dm.exit_probability_exact([1, 2, 3], 10.0, np.nan)
-    with pytest.raises(ValueError, match="n <= 4"):
-        dm.delta(20.6, 0.073, 98, 5, 4e-4, method="exact")
+    assert 0 < dm.delta(20.6, 0.073, 98, 5, 4e-4, method="exact") <= dm.delta(20.6, 0.073, 98, 5,
+                                                                             4e-4)
+
+
+# --------------------------------------------------------------------------- every k, every n
+@pytest.mark.parametrize("counts, k, gamma", [([2, 2, 2, 4], 60.0, 0.2)])
+def test_exact_n4_matches_mpmath_double_integral(counts, k, gamma):
+    # mpmath double integral of the Dirichlet chain rule at 20 digits (no inclusion-exclusion);
+    # the float quadrature is good to about 1e-13, so 1e-11 rejects any wrong term sign
+    import mpmath as mp
+    with mp.workdps(20):
+        ref = hp._exit_probability_4([mp.mpf(k) * c / sum(counts) for c in counts], mp.mpf(gamma))
+    assert dm.exit_probability_exact(counts, k, gamma) == pytest.approx(float(ref), rel=1e-11)
+
+
+def test_exact_small_alpha_matches_mpmath():
+    # a Dirichlet parameter of 0.067: most of the mass sits at x < 1e-10 (the old quadrature
+    # and a plain grid in x both miss it)
+    assert dm.exit_probability_exact([1, 1, 10], 0.8, 0.1) == pytest.approx(
+        float(hp.exit_probability([1, 1, 10], 0.8, 0.1)), rel=1e-12)
+
+
+@pytest.mark.parametrize("counts, k, gamma", [([1, 1, 1, 381], 14855.4, 0.1368),
+                                              ([2, 2, 2, 4], 1e5, 0.2),
+                                              ([5, 5, 5, 85], 3e3, 0.02)])
+def test_exact_large_k_in_range_and_within_the_union_bound(counts, k, gamma):
+    # the old code returned -5.2e42, NaN after 180 s; the value must lie between the largest
+    # single tail and Boole's bound
+    got = dm.exit_probability_exact(counts, k, gamma)
+    C = np.array(counts) / sum(counts)
+    single = betainc(k * C, k * (1 - C), gamma)
+    assert np.isfinite(got) and single.max() - 1e-15 <= got <= min(single.sum(), 1.0) + 1e-15
+
+
+def test_exact_large_k_against_monte_carlo():
+    # ([2,2,2,4], 1e5, 0.2): every small coordinate sits at its mean 0.2 = gamma
+    draws = 200_000
+    x = dm.privatize([2, 2, 2, 4], 1e5, rng=3, size=draws)
+    hits = (x.min(axis=1) < 0.2).mean()
+    exact = dm.exit_probability_exact([2, 2, 2, 4], 1e5, 0.2)
+    assert abs(hits - exact) < 5 * np.sqrt(exact * (1 - exact) / draws)   # 5 standard errors
+
+
+def test_delta_exact_at_large_k_is_not_nan():
+    d = dm.delta(2.4e3, 0.1, 100, 3, 1e-3, method="exact")
+    assert d == 0.0 or 0 < d <= dm.delta(2.4e3, 0.1, 100, 3, 1e-3)
+    d = dm.delta([30.0, 300.0, 3e4], 0.1, 100, 3, 0.05, method="exact")
+    assert np.all(np.isfinite(d)) and np.all(d <= dm.delta([30.0, 300.0, 3e4], 0.1, 100, 3, 0.05))
+
+
+@pytest.mark.parametrize("counts, k, gamma", [([3, 3, 3, 3, 8], 12.0, 0.06),
+                                              ([2, 3, 4, 5, 6, 10], 8.0, 0.04)])
+def test_bonferroni_bracket_for_n_at_least_5_contains_monte_carlo(counts, k, gamma):
+    lo, hi = dm.exit_probability_bounds(counts, k, gamma)
+    assert 0 <= lo <= hi <= min(dm.exit_probability_union(counts, k, gamma), 1.0)
+    assert dm.exit_probability_exact(counts, k, gamma) == hi
+    draws = 200_000
+    x = dm.privatize(counts, k, rng=7, size=draws)
+    hits = (x.min(axis=1) < gamma).mean()
+    se = np.sqrt(hits * (1 - hits) / draws)
+    assert lo - 5 * se <= hits <= hi + 5 * se          # 5 standard errors
+
+
+def test_bracket_is_exact_for_n_at_most_4_and_tiny_for_small_probabilities():
+    lo, hi = dm.exit_probability_bounds([3, 4, 5, 6], 10.0, 0.05)
+    assert lo == hi
+    lo, hi = dm.exit_probability_bounds([8] * 5 + [60], 40.0, 0.01)   # a delta-sized probability
+    assert 0 < hi - lo <= hi ** 3        # the width is at most S3, of order S1^3
+
+
+def test_delta_exact_n5_uses_two_distinct_counts_at_any_n():
+    # the worst vector has n-1 equal counts: the bracket needs a few terms even at n = 40
+    d_exact = dm.delta(60.0, 0.025, 2000, 40, 1e-3, method="exact")
+    d_union = dm.delta(60.0, 0.025, 2000, 40, 1e-3)
+    assert 0 < d_exact <= d_union

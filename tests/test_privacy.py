@@ -272,3 +272,104 @@ def test_k_min_checks_eta():
     assert dm.k_min(0.073) == pytest.approx(1.5 / 0.073)
     with pytest.raises(ValueError, match="Assumption 3"):
         dm.k_min(0.3)
+
+
+# --------------------------------------------------------------------------- soundness (issue 10)
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+@pytest.mark.parametrize("N, eta", [(77, 6 / 77), (77, 0.08), (100, 0.073), (60, 0.1), (41, 0.11)])
+def test_epsilon_never_below_brute_force_worst_loss(n, N, eta):
+    # brute force over every adjacent pair and every vertex of Omega_1 (eta*N whole or not);
+    # a wrong bound (eq. (6) at n = 2, or eta in place of ceil(eta*N)/N in the exact loss)
+    # falls below it somewhere in this grid (n = 2, N = 77, eta = 6/77 is the book's case)
+    from dpmarkov.verify import bruteforce as bf
+    m = int(dm.min_count(eta, N))
+    if N < n * m + 1 or (n >= 4 and N > 41):
+        pytest.skip("no adjacent pair, or too many vectors for brute force")
+    for k in (1.5 / eta, 25.0, 300.0):
+        k = max(k, 1.5 / eta)
+        worst = bf.max_privacy_loss(k, N, n, 1e-3, m)[0]
+        assert dm.epsilon(k, eta, N, n, 1e-3) >= worst - 1e-12 * abs(worst)
+        assert dm.epsilon_exact(k, N, n, 1e-3, m) == pytest.approx(worst, rel=1e-12)
+
+
+def test_eq6_understates_n2_and_epsilon_does_not():
+    # the book's counterexample: row eps 3.063 from eq. (6), true worst case 3.093
+    paper = dm.epsilon_paper(25, 6 / 77, 77, 2, 1e-3)
+    exact = dm.epsilon_exact(25, 77, 2, 1e-3, 6)
+    assert paper == pytest.approx(3.0631, abs=1e-4) and exact == pytest.approx(3.0927, abs=1e-4)
+    assert dm.epsilon(25, 6 / 77, 77, 2, 1e-3) >= exact
+    assert dm.bound_name(2) == "corrected eq. (6)" and dm.bound_name(3) == "eq. (6)"
+    k = dm.k_for_epsilon(3.0, 6 / 77, 77, 2, 1e-3)
+    assert dm.epsilon_exact(k, 77, 2, 1e-3, 6) <= 3.0 + 1e-12     # the calibrated k is sound
+    assert dm.epsilon_exact(dm.k_for_epsilon_paper(3.0, 6 / 77, 77, 2, 1e-3), 77, 2, 1e-3, 6) > 3.0
+
+
+def test_epsilon_for_n2_at_N3_does_not_need_the_papers_interval():
+    # eq. (6) as printed needs 3 eta + 1/N <= 1; the corrected bound for n = 2 does not
+    assert dm.epsilon(7.5, 0.2, 3, 2, 0.01) >= dm.epsilon_exact(7.5, 3, 2, 0.01, 1)
+
+
+# --------------------------------------------------------------------------- boundaries
+def test_min_count_rule_at_and_just_below_whole_eta_N():
+    assert dm.min_count(0.07, 100) == 7            # 0.07*100 = 7.000000000000001 in floats
+    assert dm.min_count(0.075, 100) == 8           # 7.5 -> 8
+    assert dm.min_count(7 / 100 + 1e-9, 100) == 8  # just above a whole number: the next one
+    assert dm.min_count(1e-10, 1e11) == 10
+    assert np.array_equal(dm.min_count([0.1, 0.105], 100), [10, 11])
+
+
+def test_count_exactly_eta_N_accepted_just_below_rejected():
+    counts = np.array([[10, 90], [50, 50]], float)
+    dm.chain_privacy(counts, 15.0, 0.1, 0.01, support=counts > 0)          # 10 = 0.1*100
+    with pytest.raises(ValueError, match="Assumption 3"):
+        dm.chain_privacy(counts, 15.0, 0.101, 0.01, support=counts > 0)    # 10 < 10.1
+    assert dm.worst_counts(0.1, 100, 3).tolist() == [10, 10, 80]
+    assert dm.worst_counts(0.101, 100, 3).tolist() == [11, 11, 78]
+
+
+def test_assumption_4_at_and_just_below_the_boundary():
+    eta = 0.073
+    kmin = 1.5 / eta
+    assert dm.epsilon(kmin, eta, 98, 5, 4e-4) > 0                  # exactly 3/(2 eta): allowed
+    for below in (0.995 * kmin, kmin * (1 - 1e-9)):
+        with pytest.raises(ValueError, match=r"below 3/\(2\*eta\)"):
+            dm.epsilon(below, eta, 98, 5, 4e-4)
+        with pytest.raises(ValueError, match=r"below 3/\(2\*eta\)"):
+            dm.delta(below, eta, 98, 5, 4e-4)
+
+
+# --------------------------------------------------------------------------- extreme scales
+@pytest.mark.parametrize("k", [1e300, 1e305, 1.7e308])
+def test_epsilon_at_huge_k_is_finite_and_matches_mpmath(k):
+    import mpmath as mp
+    from dpmarkov.verify import highprec_privacy as hp
+    got = dm.epsilon_exact(k, 100, 3, 0.01, 10)
+    with mp.workdps(60):
+        ref = hp.epsilon_exact(k, 100, 3, 0.01, 10)
+    assert np.isfinite(got) and got == pytest.approx(float(ref), rel=1e-12)
+    assert dm.epsilon(k, 0.1, 100, 3, 0.01) == pytest.approx(float(ref), rel=1e-12)
+    assert np.isfinite(dm.epsilon(k, 0.1, 100, 2, 0.01))
+    assert np.isfinite(dm.chain_privacy(np.array([[10, 90], [50, 50]]), k, 0.1, 0.01,
+                                        support=np.ones((2, 2), bool)).epsilon)
+
+
+def test_epsilon_beyond_the_float_range_is_an_error_naming_k():
+    with pytest.raises(ValueError, match=r"k=1e\+308 .*beyond the largest float"):
+        dm.epsilon_exact(1e308, 3, 2, 1e-300, 1)
+
+
+def test_subnormal_k_rejected():
+    with pytest.raises(ValueError, match="k=5e-324 is so small"):
+        dm.epsilon_exact(5e-324, 10, 3, 0.01, 1)
+
+
+def test_k_for_epsilon_huge_target_round_trips():
+    k = dm.k_for_epsilon(1e100, 0.1, 100, 3, 0.01)
+    assert dm.epsilon(k, 0.1, 100, 3, 0.01) == pytest.approx(1e100, rel=1e-12)
+
+
+def test_worst_counts_huge_n_is_an_error_and_delta_does_not_build_it():
+    with pytest.raises(ValueError, match="n=1000000000 categories"):
+        dm.worst_counts(1e-10, 1e11, 10**9)
+    d = dm.delta(1.5e10, 1e-10, 1e11, 10**9, 1e-10)
+    assert 0 <= d <= 1

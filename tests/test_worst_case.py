@@ -211,3 +211,49 @@ def test_worst_pair_is_adjacent_and_feasible():
     assert c.sum() == cp.sum() == 98 and c.min() >= 8 and cp.min() >= 8
     with pytest.raises(ValueError, match="no two adjacent databases"):
         dm.worst_pair(40, 5, 8)
+
+
+# --------------------------------------------------------------------------- Theorem 1 in SymPy
+@pytest.fixture(scope="module")
+def derived():
+    """The SymPy derivation of Theorem 1 (dpmarkov.verify.symbolic_privacy), run once."""
+    from dpmarkov.verify import symbolic_privacy as sy
+    _, data, _ = sy.privacy_loss_expression()      # raises unless the ratio splits as claimed
+    sy.monotonicity_derivatives()                  # raises unless they are digamma differences
+    assert sy.paper_form_matches_derivation() == 0
+    v = (sy.k, sy.N, sy.n, sy.gamma)
+    return {
+        "data": sy.as_mpmath(data, (sy.c_i, sy.c_j, sy.k, sy.N)),
+        "exact": sy.as_mpmath(sy.worst_case_expression(), v + (sy.m,)),
+        "paper": sy.as_mpmath(sy.bound_expression("paper"), (sy.k, sy.eta, sy.N, sy.n, sy.gamma)),
+        "corrected": sy.as_mpmath(sy.bound_expression("corrected"),
+                                  (sy.k, sy.eta, sy.N, sy.n, sy.gamma)),
+    }
+
+
+_POINTS = [(25.0, 6 / 77, 77, 2, 1e-3), (20.55, 0.073, 98, 5, 4e-4), (3e4, 0.1, 100, 3, 0.01),
+           (150.0, 0.01, 1000, 4, 1e-6), (2e6, 0.2, 10**7, 3, 0.05)]
+
+
+@pytest.mark.parametrize("k, eta, N, n, gamma", _POINTS)
+def test_float_and_mpmath_code_equal_the_sympy_derivation(derived, k, eta, N, n, gamma):
+    # 40-digit evaluation of the derived expressions; the float code is good to ~1e-13
+    # relative (a sign or a 1/N slip in either the code or the derivation is far larger)
+    import mpmath as mp
+    from dpmarkov.verify import highprec_privacy as hp
+    m = int(dm.min_count(eta, N))
+    with mp.workdps(40):
+        K, E, NN, G = (mp.mpf(str(v)) for v in (k, eta, N, gamma))
+        want = {name: derived[name](K, E, NN, n, G) for name in ("paper", "corrected")}
+        want["exact"] = derived["exact"](K, NN, n, G, m)
+        want["data"] = derived["data"](N - (n - 1) * m - 1, m + 1, K, NN)
+    assert dm.epsilon_paper(k, eta, N, n, gamma) == pytest.approx(float(want["paper"]), rel=1e-12)
+    assert dm.epsilon_corrected(k, eta, N, n, gamma) == pytest.approx(float(want["corrected"]),
+                                                                      rel=1e-12)
+    assert dm.epsilon_exact(k, N, n, gamma, m) == pytest.approx(float(want["exact"]), rel=1e-12)
+    assert dm.loss_data_term(N - (n - 1) * m - 1, m + 1, k, N) == pytest.approx(
+        float(want["data"]), rel=1e-12, abs=1e-13)
+    assert float(hp.epsilon_exact(k, N, n, gamma, m)) == pytest.approx(float(want["exact"]),
+                                                                      rel=1e-25)
+    assert float(hp.epsilon_corrected(k, eta, N, n, gamma)) == pytest.approx(
+        float(want["corrected"]), rel=1e-25)

@@ -44,7 +44,7 @@ def epsilon_corrected(k, eta, N, n, gamma):
 
 
 def exit_probability(counts, k, gamma):
-    """P(some X_i < gamma), X ~ Dir(k C), n = 2 or 3, by mpmath.
+    """P(some X_i < gamma), X ~ Dir(k C), n = 2, 3 or 4, by mpmath.
 
     n = 2: two Beta CDFs.  n = 3: 1 - P(every X_i >= gamma), the inner probability
     as one integral over x_1 in [gamma, 1 - 2 gamma] of the Beta(a_1, a_2 + a_3)
@@ -59,8 +59,10 @@ def exit_probability(counts, k, gamma):
         if len(a) == 2:
             return +(mp.betainc(a[0], a[1], 0, gamma, regularized=True)
                      + mp.betainc(a[1], a[0], 0, gamma, regularized=True))
+        if len(a) == 4:
+            return _exit_probability_4(a, gamma)
         if len(a) != 3:
-            raise ValueError("n must be 2 or 3")
+            raise ValueError("n must be 2, 3 or 4")
         b = a[1] + a[2]
         norm = mp.beta(a[0], b)
 
@@ -73,6 +75,28 @@ def exit_probability(counts, k, gamma):
         pts = sorted({lo, mode, hi})
         inside = mp.quad(f, pts, maxdegree=10)
         return +(1 - inside)
+
+
+def _exit_probability_4(a, gamma):
+    """n = 4: 1 - P(every X_i >= gamma) as a double integral over (x_1, x_2) of the Dirichlet
+    chain rule (x_1 ~ Beta(a_1, a_2+a_3+a_4), x_2/(1-x_1) ~ Beta(a_2, a_3+a_4)) times the
+    probability that x_3/(1-x_1-x_2) ~ Beta(a_3, a_4) keeps x_3 and x_4 >= gamma."""
+    b1, b2 = a[1] + a[2] + a[3], a[2] + a[3]
+    n1, n2 = mp.beta(a[0], b1), mp.beta(a[1], b2)
+
+    def inner(x1):
+        r = 1 - x1
+
+        def g(y):                     # y = x_2 / (1 - x_1)
+            s = r * (1 - y)           # x_3 + x_4
+            lo, hi = gamma / s, (s - gamma) / s
+            return (y ** (a[1] - 1) * (1 - y) ** (b2 - 1) / n2
+                    * mp.betainc(a[2], a[3], lo, hi, regularized=True))
+        return mp.quad(g, [gamma / r, (r - 2 * gamma) / r])
+
+    def f(x1):
+        return x1 ** (a[0] - 1) * (1 - x1) ** (b1 - 1) / n1 * inner(x1)
+    return +(1 - mp.quad(f, [gamma, 1 - 3 * gamma]))
 
 
 def hockey_stick(epsilon, counts, counts_prime, k):
