@@ -32,7 +32,7 @@ Book: chapters "Verification report", "Privacy audit" and "Errata".
 from ._core import (CLAIMS, DEFAULT_SUPPORT, METHODS, SEVERITY, SUPPORTS, VERDICTS, Claim, GRADE,
                     GRADE_MIN_COUNT, K_GRID, SEED, TAXI_GAMMA, TAXI_N_PAPER, agrees, format_evidence, get,
                     run_all, verdict_md, verdict_text)
-from ._shared import ILLUSTRATIVE_GRADES, with_support
+from ._shared import ILLUSTRATIVE_GRADES
 from . import foundations, privacy, accuracy, chains, grades, taxi  # noqa: E402  (registers, in order)
 from .privacy import AUDIT_ADJACENT, AUDIT_COUNTS
 from .chains import STAT_SEED, THM5_COUNTS
@@ -53,4 +53,4 @@ REQUIRED_IDS = (
 __all__ = ["CLAIMS", "Claim", "VERDICTS", "SEVERITY", "METHODS", "SUPPORTS", "REQUIRED_IDS", "get",
            "run_all", "verdict_text", "verdict_md", "format_evidence", "agrees", "GRADE", "GRADE_MIN_COUNT",
            "K_GRID", "SEED", "TAXI_GAMMA", "TAXI_N_PAPER", "ILLUSTRATIVE_GRADES", "AUDIT_COUNTS",
-           "AUDIT_ADJACENT", "STAT_SEED", "THM5_COUNTS", "with_support"]
+           "AUDIT_ADJACENT", "STAT_SEED", "THM5_COUNTS"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import inspect
 
 import numpy as np
 from scipy.optimize import brentq
@@ -11,7 +10,7 @@ from scipy.optimize import brentq
 from ... import chain, composition, privacy
 from ._core import SEED, TAXI_GAMMA
 
-__all__ = ["ILLUSTRATIVE_GRADES", "with_support"]
+__all__ = ["ILLUSTRATIVE_GRADES"]
 
 _N_BIG = 10**12                            # "continuous" eta: eta*N a whole number, N huge
 
@@ -60,7 +59,7 @@ def _taxi_tv(scale: float, draws: int = 200):
     """Monte Carlo E||pi - pi~||_TV of the taxi chain at k_i = scale * k_min,i."""
     _, K, _, kmin = _taxi()
     pi = chain.stationary_distribution(K / K.sum(axis=1, keepdims=True))
-    pis = chain.stationary_distribution(with_support(chain.privatize_chain, K, scale * kmin, support=K > 0, size=draws,
+    pis = chain.stationary_distribution(chain.privatize_chain(K, scale * kmin, support=K > 0, size=draws,
                                                               rng=SEED))
     tv = 0.5 * np.abs(pis - pi).sum(axis=-1)
     return float(tv.mean()), float(tv.std(ddof=1) / np.sqrt(draws))
@@ -68,7 +67,7 @@ def _taxi_tv(scale: float, draws: int = 200):
 
 def _taxi_eps(scale: float) -> float:
     _, K, eta, kmin = _taxi()
-    return with_support(composition.chain_privacy, K, scale * kmin, eta, TAXI_GAMMA,
+    return composition.chain_privacy(K, scale * kmin, eta, TAXI_GAMMA,
                         support=K > 0).epsilon
 
 
@@ -103,20 +102,3 @@ def _taxi_pairs():
 
 
 ILLUSTRATIVE_GRADES = np.array([30, 33, 19, 8, 8.0])     # N = 98, every count >= 8 (intro)
-
-
-
-def with_support(fn, *args, support, **kwargs):
-    """Call ``fn`` (``dm.privatize_chain`` or ``dm.chain_privacy``) with ``support=`` if it takes it.
-
-    Temporary compatibility shim while the ``support=`` keyword (the feasible transitions,
-    a boolean n x n matrix fixed before the data are seen) is being added to both functions:
-    once every version in use requires it, call the functions directly and delete this.
-    """
-    try:
-        takes = "support" in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        takes = False
-    if takes:
-        kwargs["support"] = np.asarray(support, bool)
-    return fn(*args, **kwargs)

@@ -13,7 +13,7 @@ from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, TAXI_N_PAPER, TAXI_GAMMA, SE
                     PRELIM, MECH, CHAINS, STAT, TAXI, AUDIT, PRIV_LOSS, PRIV_EPS, PRIV_N2,
                     PRIV_DELTA, PRIV_PROFILE, ACC, KLW, GRADES, _claim, agrees)
 from ._shared import *  # noqa: F401,F403  (helpers shared by the parts)
-from ._shared import (with_support, _leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
+from ._shared import (_leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
                       _delta_star, _eta_for_delta, _m_for_eps, _taxi_pairs)
 
 
@@ -96,7 +96,7 @@ def _thm3():
     gap = _lem1()[0]["max_gap"]
     K = np.array([[40, 10, 12], [9, 30, 11], [10, 10, 50.0]])
     eta = chain.row_eta(K)
-    p = with_support(composition.chain_privacy, K, 1.5 / eta, eta, 1e-3, support=K > 0)
+    p = composition.chain_privacy(K, 1.5 / eta, eta, 1e-3, support=K > 0)
     rows = [privacy.epsilon_paper(1.5 / eta[i], eta[i], K[i].sum(), 3, 1e-3) for i in range(3)]
     return (dict(chain_epsilon=p.epsilon, lemma_gap=gap),
             gap < 1e-12 and abs(p.epsilon - max(rows)) < 1e-12)
@@ -127,7 +127,7 @@ def _alg1():
 def _alg2():
     K = np.array([[40, 10, 12], [9, 30, 11], [10, 10, 50.0]])
     k = np.array([20.0, 30.0, 40.0])
-    Pt = with_support(chain.privatize_chain, K, k, support=K > 0, rng=SEED, size=20_000)
+    Pt = chain.privatize_chain(K, k, support=K > 0, rng=SEED, size=20_000)
     P = K / K.sum(axis=1, keepdims=True)
     var = P * (1 - P) / (k[:, None] + 1)                   # Var of Beta(k_i P_ij, k_i (1 - P_ij))
     z = (Pt.mean(axis=0) - P) / np.sqrt(var / len(Pt))
@@ -216,8 +216,8 @@ def _thm5():
     literal = bool(np.all(eta < 0.25) and np.all(C >= eta[:, None] * (1 - 1e-12))
                    and np.all(C <= (1 - 2 * eta[:, None]) * (1 + 1e-12)) and np.all(c3 > 0))
     chain.check_irreducible(c3)                                     # Assumption 5 (raises if not)
-    with_support(chain.privatize_chain, c3, k, support=c3 > 0, eta=eta, rng=SEED)                # raises unless Asm. 3-4 hold
-    Pt = with_support(chain.privatize_chain, c3, k, support=c3 > 0,
+    chain.privatize_chain(c3, k, support=c3 > 0, eta=eta, rng=SEED)                # raises unless Asm. 3-4 hold
+    Pt = chain.privatize_chain(c3, k, support=c3 > 0,
                       rng=STAT_SEED + 3, size=20_000)
     d = np.abs(chain.ergodicity_coefficient(Pt) - chain.ergodicity_coefficient(C))
     mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))

@@ -13,7 +13,7 @@ from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, TAXI_N_PAPER, TAXI_GAMMA, SE
                     PRELIM, MECH, CHAINS, STAT, TAXI, AUDIT, PRIV_LOSS, PRIV_EPS, PRIV_N2,
                     PRIV_DELTA, PRIV_PROFILE, ACC, KLW, GRADES, _claim, agrees)
 from ._shared import *  # noqa: F401,F403  (helpers shared by the parts)
-from ._shared import (with_support, _leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
+from ._shared import (_leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
                       _delta_star, _eta_for_delta, _m_for_eps, _taxi_pairs)
 
 
@@ -226,7 +226,7 @@ def _asm5():
         "published: harmless only if the feasible set is public", CHAINS)
 def _asm6():
     K = np.array([[5, 1, 0], [0, 3, 2], [4, 0, 1.0]])
-    Pt = with_support(chain.privatize_chain, K, 20.0, support=K > 0, rng=SEED, size=500)
+    Pt = chain.privatize_chain(K, 20.0, support=K > 0, rng=SEED, size=500)
     kept = bool(np.all(Pt[:, K == 0] == 0) and np.all(Pt[:, K > 0] > 0))
     return dict(zero_pattern_released=kept), kept
 

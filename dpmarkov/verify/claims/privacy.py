@@ -13,7 +13,7 @@ from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, TAXI_N_PAPER, TAXI_GAMMA, SE
                     PRELIM, MECH, CHAINS, STAT, TAXI, AUDIT, PRIV_LOSS, PRIV_EPS, PRIV_N2,
                     PRIV_DELTA, PRIV_PROFILE, ACC, KLW, GRADES, _claim, agrees)
 from ._shared import *  # noqa: F401,F403  (helpers shared by the parts)
-from ._shared import (with_support, _leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
+from ._shared import (_leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
                       _delta_star, _eta_for_delta, _m_for_eps, _taxi_pairs)
 
 
