@@ -28,11 +28,12 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.privacy_accountant import NeighboringRelation
 from dp_accounting.rdp import rdp_privacy_accountant
-from scipy.special import betainc, betaln, expit, logit
+from scipy.special import betaln, logit
 from scipy.stats import beta as beta_law
 
 from . import _checks
 from .loss import loss_data_term
+from .profile import _log_lower_tail
 from .renyi import _design as _rdp_design
 from .renyi import rdp_epsilon
 
@@ -94,8 +95,10 @@ def privacy_loss_distribution(k, N, n, min_count, *, discretization=1e-3, tail_m
     t_hi = data - h * _log_odds_quantile(tail / 2, a_i, a_j)
     k_lo, k_hi = math.ceil(t_lo / step), math.ceil(t_hi / step)
     grid = np.arange(k_lo, k_hi + 1) * step
-    cdf = betainc(a_j, a_i, expit((grid - data) / h))        # F(t)
-    sf = betainc(a_i, a_j, expit((data - grid) / h))         # 1 - F(t)
+    # both tails in logarithms: expit((t - D)/h) underflows for t - D > 745 h, yet its
+    # Beta tail I_z(a, b) ~ z^a / (a B(a, b)) is far from 0 when a is small
+    cdf = np.exp(_log_lower_tail(a_j, a_i, -np.logaddexp(0.0, (data - grid) / h)))   # F(t)
+    sf = np.exp(_log_lower_tail(a_i, a_j, -np.logaddexp(0.0, (grid - data) / h)))    # 1 - F(t)
     # mass of (t_{k-1}, t_k]: difference of the smaller of F and 1 - F, for accuracy
     use_cdf = cdf[1:] <= 0.5
     mass = np.maximum(np.where(use_cdf, cdf[1:] - cdf[:-1], sf[:-1] - sf[1:]), 0.0)

@@ -238,7 +238,18 @@ def worst_counts(eta, N, n):
 
 #: worst_counts materialises at most this many categories (8 MB of floats).
 _MAX_VECTOR = 1_000_000
-min_count = _checks.min_count
+
+
+@_checks.public
+def min_count(eta, N):
+    """The fewest records a category may hold under Assumption 3: ceil(eta*N).
+
+    The rounding policy of ``_checks.min_count`` (a relative slack of 1e-12 absorbs the
+    float product: eta*N = 7.000000000000001 gives 7), used by every function of the
+    package.  Broadcasts.  Book: "delta", "The exact worst case".
+    """
+    out = _checks.min_count(_checks.eta_ok(eta), _checks.integer_at_least("N", N, 2))
+    return out if out.ndim else float(out)
 
 
 @_checks.public

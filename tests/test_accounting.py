@@ -116,3 +116,16 @@ def test_composition_formulas():
 def test_bad_input_is_rejected_clearly(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0])
+def test_pld_stays_pessimistic_when_k_over_N_is_tiny(eps):
+    # k/N = 1e-3 with min count 10: the loss reaches far beyond 745 h, where expit underflows;
+    # a linear-space tail put that mass in a low bin and returned delta(1.0) = 0 (review of
+    # the chapter); the sandwich of the comment above must hold here too
+    N = 69 * 10 + 1
+    k = 1e-3 * N
+    pld = acc.privacy_loss_distribution(k, N, 69, 10, discretization=1e-3)
+    got = pld.get_delta_for_epsilon(eps)
+    assert dm.privacy_profile(eps, k, N, 69, 10) - 1e-15 <= got
+    assert got <= _one_fold_delta(eps - 1e-3, k, N, 10) + 1e-15

@@ -48,6 +48,10 @@ TRIPS.write_text("PULocationID,DOLocationID\n4,12\n12,4\n4,4\n")
 
 #: One valid call per public function: positional args, keyword args.
 VALID = {
+    # privacy: which bound, the exit-probability bracket, the min-count rule
+    "bound_name": ((2,), {}),
+    "exit_probability_bounds": (([8, 8, 8, 8, 66], 20.6, 4e-4), {}),
+    "min_count": ((0.073, 98), {}),
     # many releases: Renyi DP
     "renyi_divergence": ((2.0, [2.0, 3.0, 4.0], [3.0, 2.0, 4.0]), {}),
     "rdp_epsilon": (([1.5, 2.0], 20.6, 98, 5, 8), {}),
