@@ -232,7 +232,7 @@ def worst_counts(eta, N, n):
         raise ValueError(f"n={n} categories: worst_counts would build a vector of {n} counts "
                          f"(more than {_MAX_VECTOR}); delta uses its two distinct values "
                          "without building it")
-    m = int(min_count(eta, N))
+    m = int(_checks.min_count(eta, N))
     return np.array([m] * (n - 1) + [N - (n - 1) * m], dtype=float)
 
 
@@ -515,7 +515,7 @@ def delta(k, eta, N, n, gamma, *, method="union"):
     args = [np.broadcast_to(v, shape).ravel() for v in (k, eta, N, n, gamma)]
     if method == "union":        # one broadcast evaluation: (n-1) small tails + the big one
         kk, e, NN, nn, g = args
-        m = min_count(e, NN)
+        m = _checks.min_count(e, NN)
         big = NN - (nn - 1) * m
         with np.errstate(all="ignore"):
             small = betainc(kk * m / NN, kk * (1 - m / NN), g)
@@ -524,7 +524,7 @@ def delta(k, eta, N, n, gamma, *, method="union"):
         return out if out.ndim else float(out)
     out = np.empty(len(args[0]))
     for idx, (kk, e, NN, nn, g) in enumerate(zip(*args)):
-        m = float(min_count(e, NN))
+        m = float(_checks.min_count(e, NN))
         big = NN - (nn - 1) * m
         values = np.array([m, big]) * kk / NN
         mult = np.array([nn - 1, 1.0])
@@ -584,7 +584,7 @@ def epsilon(k, eta, N, n, gamma):
     for rows, formula in ((~two, epsilon_paper), (two, epsilon_corrected)):
         if np.any(rows):
             out[rows] = formula(k[rows], eta[rows], N[rows], n[rows], gamma[rows])
-    m = min_count(eta, N)
+    m = _checks.min_count(eta, N)
     pairs = N >= n * m + 1
     if np.any(pairs):
         exact = _exact_loss(k[pairs], N[pairs], n[pairs], gamma[pairs], m[pairs])
