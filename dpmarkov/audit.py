@@ -79,6 +79,7 @@ class AuditResult:
         return self.lower_bound > float(_checks.as_float_array("claimed_delta", claimed_delta))
 
 
+@_checks.public
 def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
     """Exact two-sided (1 - alpha) binomial confidence interval (Clopper-Pearson)."""
     lo = 0.0 if successes == 0 else beta_dist.ppf(alpha / 2, successes, trials - successes + 1)
@@ -87,6 +88,7 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
     return float(lo), float(hi)
 
 
+@_checks.public
 def log_ratio_statistic(counts, counts_adjacent):
     """s(x) = log x_j - log x_i, where c' = c + e_i - e_j (the record moves from j to i).
 
@@ -189,6 +191,7 @@ def _atom_table(kp, kq):
     return atoms, freq_p, freq_q
 
 
+@_checks.public
 def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=None,
                        samples=100_000, alpha=1e-3, statistic=None, rng=None):
     """Monte Carlo (1 - alpha) lower confidence bound on the hockey-stick divergence.
@@ -286,6 +289,7 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     return results if np.ndim(epsilon) else results[0]
 
 
+@_checks.public
 def chosen_set_divergence(result, counts, counts_adjacent, k):
     """Exact P(T) - e^eps Q(T) for the set T an audit of ``dm.privatize`` chose.
 

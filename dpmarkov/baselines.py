@@ -95,6 +95,7 @@ def _rng(rng) -> np.random.Generator:
 
 
 # ------------------------------------------------------------------ post-processing
+@_checks.public
 def project_to_simplex(v) -> np.ndarray:
     """Euclidean projection of each vector (last axis) onto the unit simplex (Definition 1).
 
@@ -126,6 +127,7 @@ def project_to_simplex(v) -> np.ndarray:
     return np.maximum(w - theta, 0.0)
 
 
+@_checks.public
 def clip_to_simplex(v) -> np.ndarray:
     """Clip negative entries to 0 and renormalise each vector (last axis) to sum to 1.
 
@@ -153,6 +155,7 @@ def clip_to_simplex(v) -> np.ndarray:
 # of doubles a release can take depends on the true count, so an output can rule out a
 # neighbouring count with certainty (``laplace_float_attack``).  These functions are kept
 # for comparison in the book and are named ``..._comparison``: do not release with them.
+@_checks.public
 def laplace_scale(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     """Scale b = sensitivity/epsilon of the Laplace mechanism (pure epsilon-DP over the reals).
 
@@ -165,6 +168,7 @@ def laplace_scale(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     return float(_checks.positive("sensitivity", sensitivity)) / _epsilon(epsilon)
 
 
+@_checks.public
 def laplace_counts_comparison(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     """COMPARISON ONLY: counts plus floating-point Laplace(0, 2/epsilon) noise.
 
@@ -182,6 +186,7 @@ def laplace_counts_comparison(counts, epsilon, *, rng=None, size=None) -> np.nda
     return c + _rng(rng).laplace(0.0, b, size=shape)
 
 
+@_checks.public
 def laplace_clip_comparison(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     """COMPARISON ONLY: floating-point Laplace noise on the counts, then ``clip_to_simplex``.
 
@@ -192,6 +197,7 @@ def laplace_clip_comparison(counts, epsilon, *, rng=None, size=None) -> np.ndarr
     return clip_to_simplex(laplace_counts_comparison(counts, epsilon, rng=rng, size=size))
 
 
+@_checks.public
 def laplace_project_comparison(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     """COMPARISON ONLY: floating-point Laplace noise, divided by N, projected onto the simplex.
 
@@ -211,6 +217,7 @@ def _numpy_laplace_noise(k, scale):
         return np.where(u >= 0.5, -(scale * np.log(2.0 - u - u)), scale * np.log(u + u))
 
 
+@_checks.public
 def laplace_float_attack(outputs, count, epsilon):
     """Mironov's (2012) attack: which floating-point Laplace outputs ``count`` cannot produce.
 
@@ -242,6 +249,7 @@ def laplace_float_attack(outputs, count, epsilon):
 _DL_BITS = 30
 
 
+@_checks.public
 def discrete_laplace_parameter(epsilon) -> tuple[int, int]:
     """(s, t), coprime integers with s/t <= epsilon/2: the noise has P(Z = z) ~ exp(-|z| s/t).
 
@@ -311,6 +319,7 @@ def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
     return out
 
 
+@_checks.public
 def geometric_ratio(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     """alpha = exp(-epsilon/sensitivity) of the two-sided geometric (discrete Laplace) mechanism.
 
@@ -324,6 +333,7 @@ def geometric_ratio(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     return float(np.exp(-_epsilon(epsilon) / float(_checks.positive("sensitivity", sensitivity))))
 
 
+@_checks.public
 def geometric_counts(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     """Counts plus independent two-sided geometric (discrete Laplace) noise: epsilon-DP, exactly.
 
@@ -344,6 +354,7 @@ def geometric_counts(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     return c + noise.astype(float)
 
 
+@_checks.public
 def geometric_clip(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     """Geometric mechanism on the counts, then ``clip_to_simplex`` (epsilon-DP, exact noise).
 
@@ -354,6 +365,7 @@ def geometric_clip(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     return clip_to_simplex(geometric_counts(counts, epsilon, rng=rng, size=size))
 
 
+@_checks.public
 def geometric_project(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     """Geometric mechanism on the counts, divided by N, then ``project_to_simplex`` (epsilon-DP).
 
@@ -376,6 +388,7 @@ def _gaussian_delta(s, eps, D):
     return np.exp(la) * -np.expm1(eps + log_ndtr(b) - la)
 
 
+@_checks.public
 def analytic_gaussian_delta(sigma, epsilon, sensitivity=L2_SENSITIVITY):
     """The exact delta(epsilon) of the Gaussian mechanism N(0, sigma^2 I) (Balle & Wang 2018, Thm 8).
 
@@ -412,6 +425,7 @@ def _gaussian_sigma(eps: float, d: float, D: float) -> float:
     return float(np.exp(hi))
 
 
+@_checks.public
 def analytic_gaussian_sigma(epsilon, delta, sensitivity=L2_SENSITIVITY) -> float:
     """The smallest sigma for which N(0, sigma^2 I) noise is (epsilon, delta)-DP (Balle & Wang 2018).
 
@@ -429,6 +443,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=L2_SENSITIVITY) -> float
         return _gaussian_sigma(eps, d, D)
 
 
+@_checks.public
 def gaussian_counts_comparison(counts, epsilon, delta, *, rng=None, size=None) -> np.ndarray:
     """COMPARISON ONLY: counts plus floating-point N(0, sigma^2) noise, sigma analytic.
 
@@ -445,6 +460,7 @@ def gaussian_counts_comparison(counts, epsilon, delta, *, rng=None, size=None) -
     return c + _rng(rng).normal(0.0, sigma, size=shape)
 
 
+@_checks.public
 def gaussian_project_comparison(counts, epsilon, delta, *, rng=None, size=None) -> np.ndarray:
     """COMPARISON ONLY: floating-point analytic Gaussian noise, divided by N, projected.
 
@@ -459,6 +475,7 @@ def gaussian_project_comparison(counts, epsilon, delta, *, rng=None, size=None) 
 
 
 # ----------------------------------------------------------- Markov chains
+@_checks.public
 def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np.ndarray:
     """Release a transition-count matrix row by row with a baseline ``mechanism`` (cf. Algorithm 2).
 
@@ -518,6 +535,7 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
 
 
 # ------------------------------------------------ the Dirichlet mechanism, calibrated
+@_checks.public
 def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
     """(k, gamma) of the most accurate Dirichlet mechanism that Theorem 1 certifies (epsilon, delta)-DP.
 
@@ -592,6 +610,7 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
         log_k -= 1e-10 * max(1.0, abs(log_k))
 
 
+@_checks.public
 def dirichlet_k_tight(epsilon, delta, N, n, min_count):
     """The largest k for which the Dirichlet mechanism is (epsilon, delta)-DP by its tight profile.
 
@@ -677,6 +696,7 @@ def _arb_betainc(a, b, x):
     return arb.exp(log_pre) * total
 
 
+@_checks.public
 def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.0,
                                  rel_width=1e-3, prec=128):
     """Rigorous interval-arithmetic certificate for ``dirichlet_k_theorem1`` (python-flint arb).
@@ -702,6 +722,14 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
     """
     from flint import arb, ctx
 
+    factor = _checks.scalar("k_max_factor", k_max_factor)
+    if not 1 < factor <= 1e6:
+        raise ValueError(f"k_max_factor={factor!r} must satisfy 1 < k_max_factor <= 1e6")
+    width = _checks.scalar("rel_width", rel_width)
+    if not 1e-8 <= width < 1:
+        raise ValueError(f"rel_width={width!r} must satisfy 1e-8 <= rel_width < 1")
+    prec = _checks.whole("prec", prec, 53, highest=4096)
+    k_max_factor, rel_width = factor, width
     k0, g0 = dirichlet_k_theorem1(epsilon, delta, eta, N, n)
     eps, d = _epsilon(epsilon), _delta(delta)
     eta_f, N_i, n_i = float(eta), int(N), int(n)

@@ -165,6 +165,12 @@ VALID = {
 #: Functions whose bodies other branches fix in parallel (issue 10): the reason names them.
 XFAIL: dict[str, str] = {}
 
+#: Functions the fuzzer must not call: python-flint ends the whole test process on some
+#: malformed arguments (no exception to catch), so this one is tested by hand in
+#: test_baselines.py instead.  A known gap, named in the closing note.
+NOT_FUZZED = {"bl.certify_theorem1_calibration": "python-flint can end the process on "
+              "malformed input; covered by test_baselines.py"}
+
 #: Functions whose correct value can be +inf: a Renyi divergence diverges exactly when the
 #: mixture alpha*a + (1 - alpha)*b leaves the positive orthant (book: "Many releases").
 MAY_BE_INFINITE = {"renyi_divergence", "rdp_epsilon"}
@@ -320,6 +326,8 @@ def _examples(name):
 
 
 def _marks(name):
+    if name in NOT_FUZZED:
+        return [pytest.mark.skip(reason=NOT_FUZZED[name])]
     return [pytest.mark.xfail(strict=True, reason=XFAIL[name])] if name in XFAIL else []
 
 
