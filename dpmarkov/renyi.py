@@ -66,7 +66,8 @@ def renyi_divergence(alpha, a, b):
 
     ``a`` and ``b`` are Dirichlet parameters (last axis, every entry > 0, same shape);
     ``alpha`` broadcasts against the leading axes.  The value is +inf exactly when the
-    mixture alpha*a + (1 - alpha)*b has an entry <= 0.  Book: "Many releases".
+    mixture alpha*a + (1 - alpha)*b has an entry <= 0.  Not in the paper: the mechanism of
+    Definition 5 under Renyi DP.  Book: "Many releases".
     """
     alpha = _orders(alpha)
     a = _checks.positive("a", a)
@@ -118,6 +119,10 @@ def _design(k, N, n, min_count):
         if v.ndim:
             raise ValueError(f"{name}={v!r} must be a scalar (rdp_epsilon broadcasts over alpha)")
     _pairs_exist(N, n, m, "min_count")
+    if float(k) / float(N) < 1e-300:
+        raise ValueError(f"k={float(k)!r} gives k/N={float(k) / float(N):.3g}: below 1e-300 the "
+                         "Dirichlet parameters k*c/N are subnormal and the divergence cannot be "
+                         "computed in double precision")
     return float(k), int(N), int(n), int(m)
 
 
@@ -130,7 +135,7 @@ def rdp_pairs(N, n, min_count):
     or c_j larger, and Renyi divergence cannot grow under post-processing; book: "Many
     releases").  For n = 2, c_i + c_j = N is forced and every c_i in [m, N - m - 1] is
     returned.  Both orders of every adjacent pair are covered: the reverse of (c_i, c_j)
-    is (c_j - 1, c_i + 1), again in the set.
+    is (c_j - 1, c_i + 1), again in the set.  Adjacency of Definition 3; Algorithm 1.
     """
     _, N, n, m = _design(1.0, N, n, min_count)
     if n >= 3:
@@ -146,7 +151,8 @@ def rdp_epsilon(alpha, k, N, n, min_count):
     sup over adjacent c, c' (Definition 3, both orders) with every count >= ``min_count``
     of D_alpha(Dir(k c/N) || Dir(k c'/N)), for each order ``alpha`` > 1 (broadcasts).  It is
     +inf for alpha >= min_count + 1 (the worst pair has a count min_count that grows by
-    one).  ``k``, ``N``, ``n``, ``min_count`` are scalars.  Book: "Many releases".
+    one).  ``k``, ``N``, ``n``, ``min_count`` are scalars.  Not in the paper (Definition 3's
+    adjacency, Algorithm 1).  Book: "Many releases".
     """
     alpha = _orders(alpha)
     k, N, n, m = _design(k, N, n, min_count)
@@ -168,7 +174,7 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
     Prop. 3).  ``"improved"`` (default): epsilon = rdp + log1p(-1/alpha)
     - log(delta alpha)/(alpha - 1) (Balle et al. 2020; Canonne, Kamath and Steinke 2020),
     the conversion of dp_accounting's RDP accountant.  Infinite rdp values are skipped;
-    all infinite gives epsilon = inf.
+    all infinite gives epsilon = inf.  Not in the paper (its Theorem 1 is a single release).
     """
     alpha = _orders(alpha)
     r = np.asarray(rdp, dtype=float)

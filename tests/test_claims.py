@@ -195,19 +195,6 @@ def test_every_erratum_is_a_counterexample_a_computation_or_a_proof():
             assert claim.support in ("counterexample", "computation", "proof"), claim.id
 
 
-def test_support_is_passed_only_to_functions_that_take_it():
-    from dpmarkov.verify.claims._shared import with_support
-    seen = {}
-
-    def takes(a, *, support, b=0):
-        seen["support"] = support
-        return a + b
-
-    assert with_support(takes, 1, support=[[True]], b=2) == 3 and seen["support"].dtype == bool
-    assert with_support(lambda a, b=0: a + b, 1, support=[[True]], b=2) == 3
-
-
-# --------------------------------------------------------------------------- mutation harness
 def _scaled(f, factor):
     return lambda *a, **kw: factor * f(*a, **kw)
 
@@ -247,8 +234,6 @@ def _mutations():
         (P_, "epsilon_paper", lambda k, eta, N, n, g: r["epsilon_paper"](k, eta, N + 1, n, g),
          ["thm-1"]),                                                     # N + 1 for N
         (P_, "delta", _scaled(r["delta"], 1.01), ["sec6.1-gamma"]),
-        (P_, "exit_probability_union", _scaled(r["exit_probability_union"], 0.99),
-         ["sec6.1-delta"]),
         (P_, "epsilon_star_paper", _scaled(r["epsilon_star_paper"], 1.01), ["sec6.1-k-grid"]),
         (P_, "k_for_epsilon_paper", _scaled(r["k_for_epsilon_paper"], 1.01), ["sec6.1-eps"]),
         (A_, "expected_kl", _scaled(r["expected_kl"], 1.01), ["thm-2"]),

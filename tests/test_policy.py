@@ -18,6 +18,7 @@ passes, ``strict`` turns that into a failure, and the mark is removed.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import tempfile
 import types
@@ -103,7 +104,7 @@ VALID = {
     "profile_pairs": ((75, 3, 15), {}),
     "worst_pair": ((75, 3, 15), {}),
     # composition (h1)
-    "chain_privacy": ((K3, 20.0, 0.1, 1e-3), {}),
+    "chain_privacy": ((K3, 20.0, 0.1, 1e-3), {"support": K3 > 0}),
     "compose_parallel": ((RR, RR), {}),
     "hockey_stick_discrete": ((RR[0], RR[1], 0.5), {}),
     "parallel_adjacency": (([PAIRS, PAIRS], (2, 2)), {}),
@@ -145,7 +146,7 @@ VALID = {
     "bl.laplace_counts_comparison": ((C3, 1.0), {"rng": 0, "size": 2}),
     "bl.laplace_project_comparison": ((C3, 1.0), {"rng": 0, "size": 2}),
     "bl.laplace_scale": ((1.0,), {}),
-    "bl.privatize_rows": ((K3, bl.geometric_project, 1.0), {"support": "all", "rng": 0}),
+    "bl.privatize_rows": ((K3, functools.partial(bl.geometric_project, epsilon=1.0)), {"support": "all", "rng": 0}),
     "bl.laplace_float_attack": ((np.array([10.3, 9.7]), 10, 0.1), {}),
     "bl.discrete_laplace_parameter": ((0.5,), {}),
     "bl.certify_theorem1_calibration": ((5.0, 0.01, 0.2, 75, 3), {"k_max_factor": 10.0}),

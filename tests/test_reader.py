@@ -73,7 +73,7 @@ def test_read_macros_rejects_bad_lines(tmp_path):
 
 
 # Standard TeX/AMS commands the chapters use; anything else must be one of our macros.
-_STANDARD = set("""alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda
+_STANDARD = set("""Vert vert alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda
 mu nu xi pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma
 Upsilon Phi Psi Omega frac tfrac dfrac sqrt sum prod int log ln exp min max sup inf lim arg le ge
 leq geq ne neq approx sim propto in notin cap cup bigcup setminus subset subseteq to mapsto
