@@ -100,6 +100,23 @@ def _pairs_exist(N, n, m, what):
 
 
 @_checks.public
+def scalar_pair_design(k, N, n, min_count, broadcasts):
+    """Scalar (k, N, n, min_count) of a worst-pair computation, checked, with adjacent pairs.
+
+    ``broadcasts`` names what the caller broadcasts over, for the message.  Shared by the
+    tight privacy profile and the Renyi DP curve.
+    """
+    k = _checks.positive("k", k)
+    N = _checks.integer_at_least("N", N, 2)
+    n = _checks.integer_at_least("n", n, 2)
+    m = _checks.integer_at_least("min_count", min_count, 1)
+    for name, v in (("k", k), ("N", N), ("n", n), ("min_count", m)):
+        if v.ndim:
+            raise ValueError(f"{name}={v!r} must be a scalar ({broadcasts})")
+    _pairs_exist(N, n, m, "min_count")
+    return float(k), int(N), int(n), int(m)
+
+
 def worst_pair(N, n, min_count):
     """The adjacent pair (c, c') with the largest privacy loss on Omega_1 (book: worst case).
 

@@ -19,7 +19,7 @@ from scipy.optimize import brentq
 from scipy.special import betainc, betaln
 
 from . import _checks
-from .loss import _pairs_exist, adjacent_indices
+from .loss import adjacent_indices, scalar_pair_design
 from .privacy import lgamma_increment
 
 # n = 2 is solved by scanning every adjacent pair: at most this many pairs.
@@ -96,16 +96,8 @@ def _epsilons(epsilon):
 
 
 def _design(k, N, n, min_count):
-    k = _checks.positive("k", k)
-    N = _checks.integer_at_least("N", N, 2)
-    n = _checks.integer_at_least("n", n, 2)
-    m = _checks.integer_at_least("min_count", min_count, 1)
-    for name, v in (("k", k), ("N", N), ("n", n), ("min_count", m)):
-        if v.ndim:
-            raise ValueError(f"{name}={v!r} must be a scalar (privacy_profile broadcasts over "
-                             "epsilon only)")
-    _pairs_exist(N, n, m, "min_count")
-    N, n, m = int(N), int(n), int(m)
+    k, N, n, m = scalar_pair_design(k, N, n, min_count,
+                                    "privacy_profile broadcasts over epsilon only")
     if n == 2 and N - 2 * m > _MAX_SCAN:
         raise ValueError(f"n=2 with N={N}, min_count={m}: the worst pair is found by scanning "
                          f"all {N - 2 * m} adjacent pairs, more than {_MAX_SCAN}")

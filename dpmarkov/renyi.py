@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _checks
-from .loss import _pairs_exist
+from .loss import scalar_pair_design
 from .privacy import lgamma_increment
 
 # n = 2 is solved by scanning every adjacent pair; they are evaluated in blocks of this size.
@@ -111,19 +111,12 @@ def _pair_divergence(alpha, c_i, c_j, k, N):
 
 
 def _design(k, N, n, min_count):
-    k = _checks.positive("k", k)
-    N = _checks.integer_at_least("N", N, 2)
-    n = _checks.integer_at_least("n", n, 2)
-    m = _checks.integer_at_least("min_count", min_count, 1)
-    for name, v in (("k", k), ("N", N), ("n", n), ("min_count", m)):
-        if v.ndim:
-            raise ValueError(f"{name}={v!r} must be a scalar (rdp_epsilon broadcasts over alpha)")
-    _pairs_exist(N, n, m, "min_count")
-    if float(k) / float(N) < 1e-300:
-        raise ValueError(f"k={float(k)!r} gives k/N={float(k) / float(N):.3g}: below 1e-300 the "
-                         "Dirichlet parameters k*c/N are subnormal and the divergence cannot be "
+    k, N, n, m = scalar_pair_design(k, N, n, min_count, "rdp_epsilon broadcasts over alpha")
+    if k / N < 1e-300:
+        raise ValueError(f"k={k!r} gives k/N={k / N:.3g}: below 1e-300 the Dirichlet "
+                         "parameters k*c/N are subnormal and the divergence cannot be "
                          "computed in double precision")
-    return float(k), int(N), int(n), int(m)
+    return k, N, n, m
 
 
 @_checks.public
