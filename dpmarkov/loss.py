@@ -99,7 +99,6 @@ def _pairs_exist(N, n, m, what):
             "and there is nothing to bound")
 
 
-@_checks.public
 def scalar_pair_design(k, N, n, min_count, broadcasts):
     """Scalar (k, N, n, min_count) of a worst-pair computation, checked, with adjacent pairs.
 
@@ -117,6 +116,7 @@ def scalar_pair_design(k, N, n, min_count, broadcasts):
     return float(k), int(N), int(n), int(m)
 
 
+@_checks.public
 def worst_pair(N, n, min_count):
     """The adjacent pair (c, c') with the largest privacy loss on Omega_1 (book: worst case).
 
