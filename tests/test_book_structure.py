@@ -85,3 +85,26 @@ def test_glued_markdown_is_pasted_as_myst():
     plain = [(p.name, key) for p in NOTEBOOKS for key in GLUE_MD.findall(_markdown(p))
              if not key.endswith(":myst")]
     assert not plain, f"{{glue:md}} without :myst: {plain[:10]}"
+
+
+PRF_BOX = re.compile(r"(?:`{3,}|:{3,})\{prf:(\w+)\}([^\n]*)\n((?::[\w-]+:[^\n]*\n)*)")
+PAPER_SERIES = ("theorem", "definition", "algorithm", "lemma", "corollary", "assumption")
+
+
+def test_numbered_boxes_carry_the_papers_numbers():
+    # sphinx-proof numbers each kind of box in one series across the book, in toc order.
+    # The paper's series (Theorem, Definition, ...) may only hold restatements whose rendered
+    # number equals the paper's ("(paper: Theorem 3)" must render as Theorem 3); the book's
+    # own results are propositions or carry :nonumber:, so no "Theorem 6" stands next to the
+    # paper's five.  A box added, moved or relabelled out of order fails here.
+    counters = {kind: 0 for kind in PAPER_SERIES}
+    for name in TOC:
+        for box in PRF_BOX.finditer(_markdown(BOOK / f"{name.split('/')[-1]}.ipynb")):
+            kind, title, options = box.groups()
+            if kind not in PAPER_SERIES or ":nonumber:" in options:
+                continue
+            counters[kind] += 1
+            paper = re.search(rf"paper: {kind.capitalize()} (\d+)", title)
+            assert paper, f"{name}: numbered {kind} box '{title.strip()}' is not the paper's"
+            assert int(paper.group(1)) == counters[kind], (
+                f"{name}: '{title.strip()}' would render as {kind} {counters[kind]}")
