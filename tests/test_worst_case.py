@@ -257,3 +257,14 @@ def test_float_and_mpmath_code_equal_the_sympy_derivation(derived, k, eta, N, n,
                                                                       rel=1e-25)
     assert float(hp.epsilon_corrected(k, eta, N, n, gamma)) == pytest.approx(
         float(want["corrected"]), rel=1e-25)
+
+
+@pytest.mark.parametrize("N, n, m", [(12, 3, 2), (10, 4, 1), (9, 2, 1), (13, 5, 2), (7, 3, 2)])
+def test_vectorised_brute_force_equals_the_pair_by_pair_loop(N, n, m):
+    # the array version must enumerate exactly the generator's vectors (a missed or repeated
+    # vector would change the maximum somewhere) and its maximum must equal the loop over
+    # adjacent_pairs with the package's two-density privacy_loss
+    assert np.array_equal(bf.composition_array(N, n, m), np.array(list(bf.compositions(N, n, m))))
+    x = bf.omega1_vertices(n, 0.01)
+    loop = max(float(np.max(dm.privacy_loss(x, c, cp, 7.0))) for c, cp in bf.adjacent_pairs(N, n, m))
+    assert bf.max_privacy_loss(7.0, N, n, 0.01, m)[0] == pytest.approx(loop, rel=1e-13)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from itertools import product
 
 import numpy as np
+from scipy.special import gammaln
 
-from ..loss import privacy_loss
 from ..profile import hockey_stick
 
 
@@ -44,18 +44,48 @@ def omega1_vertices(n: int, gamma: float) -> np.ndarray:
     return np.full((n, n), gamma) + np.eye(n) * (1 - n * gamma)
 
 
+def composition_array(N: int, n: int, min_count: int = 1) -> np.ndarray:
+    """``compositions`` as one array of shape (number of vectors, n), in the same order."""
+    free = N - n * min_count
+    if free < 0:
+        return np.empty((0, n))
+    rows = np.zeros((1, 0), dtype=np.int64)
+    for _ in range(n - 1):        # append one more count, keeping the partial sums <= free
+        used = rows.sum(axis=1)
+        rows = np.concatenate([np.column_stack([rows[used + v <= free],
+                                                np.full((int(np.sum(used + v <= free)), 1), v)])
+                               for v in range(free + 1)])
+        rows = rows[np.lexsort(rows.T[::-1])]
+    last = free - rows.sum(axis=1, keepdims=True)
+    return np.hstack([rows, last]).astype(float) + min_count
+
+
 def max_privacy_loss(k: float, N: int, n: int, gamma: float, min_count: int = 1):
     """max over all adjacent pairs and all vertices of Omega_1 of log f_c(x) - log f_c'(x).
 
-    Returns (value, c, c').  The loss is evaluated with ``privacy_loss`` (two
-    Dirichlet log-densities), not with the reduced formula.
+    Returns (value, c, c').  Every ordered pair c' = c + e_i - e_j of ``adjacent_pairs`` and
+    every vertex x are evaluated at once from the two Dirichlet log-densities written out,
+    log f_c(x) = log Gamma(k) - sum_l log Gamma(k c_l/N) + sum_l (k c_l/N - 1) log x_l,
+    with scipy's gammaln and none of the package's code or of the reductions it checks.
     """
     vertices = omega1_vertices(n, gamma)
+    counts = composition_array(N, n, min_count)
     best = (-np.inf, None, None)
-    for c, cp in adjacent_pairs(N, n, min_count):
-        value = float(np.max(privacy_loss(vertices, c, cp, k)))
-        if value > best[0]:
-            best = (value, c, cp)
+    for i in range(n):
+        for j in range(n):
+            c = counts[(counts[:, j] - 1 >= min_count) & (i != j)]
+            if len(c) == 0:
+                continue
+            cp = c.copy()
+            cp[:, i] += 1
+            cp[:, j] -= 1
+            a, ap = k * c / N, k * cp / N
+            # log f_c(x) - log f_c'(x): the log Gamma(k) terms cancel (both sum to k)
+            loss = (gammaln(ap).sum(axis=1) - gammaln(a).sum(axis=1))[:, None] \
+                + (a - ap) @ np.log(vertices).T
+            row, _ = np.unravel_index(np.argmax(loss), loss.shape)
+            if loss[row].max() > best[0]:
+                best = (float(loss[row].max()), c[row], cp[row])
     return best
 
 
