@@ -4,8 +4,8 @@
 # nothing but Python 3.11.
 #
 #   ./run.sh book      build the whole book, every notebook executed -> _build/html/index.html
-#   ./run.sh test      every test: unit tests, nbval on every notebook (each run once), then a
-#                      clean book build with -W from the notebooks' verified stored outputs
+#   ./run.sh test      every test: a clean book build with -W from the notebooks' stored outputs,
+#                      then unit tests, reader tests on the built pages, nbval on every notebook
 #   ./run.sh student   the student edition (solutions hidden) -> _build/student/index.html
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
@@ -65,17 +65,18 @@ case "$cmd" in
   test)
     setup
     rm -rf _build
-    # Every notebook runs once: nbval executes it and compares every output with the
-    # stored one; the book is then built from those verified stored outputs with
-    # execution off (scripts/stored_outputs_config.py), warnings as errors.
-    echo "== unit tests and nbval on every notebook (each executed once) =="
+    # Every notebook runs once: the book is built from the notebooks' stored outputs with
+    # execution off (scripts/stored_outputs_config.py), warnings as errors; then nbval
+    # executes every notebook and compares each output with the stored one (so the pages
+    # just built show verified outputs), and the reader tests inspect the built pages.
+    echo "== book build from the stored outputs, warnings as errors =="
     status=0
-    "$PY" -m pytest -n 2 --dist loadfile tests book/*.ipynb --nbval \
-      --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider || status=$?
-    echo "== clean book build from the verified stored outputs, warnings as errors =="
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
     build_book . --config _build/_config_stored_outputs.yml --all -W -n --keep-going \
       || status=$?
+    echo "== unit tests, reader tests on the built book, nbval on every notebook (each executed once) =="
+    "$PY" -m pytest -n 2 --dist loadfile tests book/*.ipynb --nbval \
+      --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider || status=$?
     exit "$status"
     ;;
   bench)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import betainc, betaln, gammaln, polygamma
+from scipy.special import betainc, betaln, digamma, gammaln, polygamma, zeta
 
 from . import _checks
 from .accuracy import _SERIES_FROM, _lgamma_remainder
@@ -69,12 +69,11 @@ def lgamma_increment_scaled(x, h):
         if taylor.any():
             # A tiny increment: Taylor series sum_j h^(j-1)/j! psi^(j-1)(x); after six terms
             # the remainder is about (h/x)^6 <= 1e-18 relative to the first when h <= 1e-3 x.
+            # psi^(j-1)(x) = (-1)^j (j-1)! zeta(j, x) for j >= 2 (Hurwitz zeta), so the term
+            # h^(j-1)/j! psi^(j-1)(x) is -(-h)^(j-1) zeta(j, x) / j: one ufunc call for j = 2..6
             xt, ht = x[taylor], h[taylor]
-            acc, power = np.zeros(xt.shape), np.ones(xt.shape)
-            for j in range(1, 7):
-                acc = acc + power * polygamma(j - 1, xt)       # power = h^(j-1) / j!
-                power = power * ht / (j + 1)
-            out[taylor] = acc
+            j = np.arange(2, 7)[:, None]
+            out[taylor] = digamma(xt) - np.sum((-ht) ** (j - 1) * zeta(j, xt) / j, axis=0)
         if small.any():
             xs, hs = x[small], h[small]
             out[small] = _lgamma_over(xs + hs, hs) - gammaln(xs) / hs
@@ -126,6 +125,16 @@ def _design(k, eta, N, n, gamma, *, assumption_4=True):
     return k, eta, N, n, gamma
 
 
+def _eq6_interval_ok(eta, N):
+    """eq. (6) needs 3 eta + 1/N <= 1 (the proof's interval [eta + 1/N, 1 - 2 eta - 1/N])."""
+    bad = 3 * eta + 1 / N > 1 + 1e-12
+    if np.any(bad):
+        raise ValueError(
+            f"N={_checks._first_bad(N, bad):.0f} and eta={_checks._first_bad(eta, bad)!r} give "
+            "3*eta + 1/N > 1: the proof of Theorem 1 needs 1 - 2*eta - 1/N >= eta, and eq. (6) "
+            "can be negative here (use epsilon_exact)")
+
+
 @_checks.public
 def epsilon_paper(k, eta, N, n, gamma):
     """epsilon of Theorem 1, eq. (6) as printed, for the Dirichlet mechanism with parameter k.
@@ -148,12 +157,7 @@ def epsilon_paper(k, eta, N, n, gamma):
     not for n = 2; ``epsilon_corrected`` and ``epsilon_exact`` hold for every n.
     """
     k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
-    bad = 3 * eta + 1 / N > 1 + 1e-12
-    if np.any(bad):
-        raise ValueError(
-            f"N={_checks._first_bad(N, bad):.0f} and eta={_checks._first_bad(eta, bad)!r} give "
-            "3*eta + 1/N > 1: the proof of Theorem 1 needs 1 - 2*eta - 1/N >= eta, and eq. (6) "
-            "can be negative here (use epsilon_exact)")
+    _eq6_interval_ok(eta, N)
     h = k / N
     a, b = k * eta, k * (1 - 2 * eta)
     beta_term = _increment_difference(b - h, a, h)
@@ -575,21 +579,31 @@ def epsilon(k, eta, N, n, gamma):
     ``min_count(eta, N)`` (they agree to a few ulps when eta*N is whole and n <= 3).
     Broadcasts.  Book: "The exact worst case".
     """
-    from .loss import epsilon_corrected
+    from .loss import _pairs_exist
     k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
     shape = np.broadcast(k, eta, N, n, gamma).shape
-    k, eta, N, n, gamma = (np.broadcast_to(v, shape) for v in (k, eta, N, n, gamma))
-    out = np.empty(shape)
+    k, eta, N, n, gamma = (np.broadcast_to(v, shape).ravel() for v in (k, eta, N, n, gamma))
     two = n == 2
-    for rows, formula in ((~two, epsilon_paper), (two, epsilon_corrected)):
-        if np.any(rows):
-            out[rows] = formula(k[rows], eta[rows], N[rows], n[rows], gamma[rows])
+    _eq6_interval_ok(eta[~two], N[~two])                # what epsilon_paper requires
     m = _checks.min_count(eta, N)
+    _pairs_exist(N[two], n[two], m[two], "ceil(eta*N)")  # what epsilon_corrected requires
+    _k_scale_ok(k[two], N[two])
+    # eq. (6) for n >= 3 (largest share 1 - 2 eta), the corrected eq. (6) for n = 2
+    # (1 - (n-1) eta), and the exact loss at the minimum count m as a rounding guard: all
+    # increments of log Gamma in one call (the same numbers as epsilon_paper,
+    # epsilon_corrected and epsilon_exact, element by element)
+    h = k / N
+    top = k * (1 - np.where(two, 1, 2) * eta)
     pairs = N >= n * m + 1
-    if np.any(pairs):
-        exact = _exact_loss(k[pairs], N[pairs], n[pairs], gamma[pairs], m[pairs])
-        out[pairs] = np.maximum(out[pairs], exact)
-    return _finite("epsilon", out, k)
+    big = N - (n - 1) * m
+    diffs = _increment_difference(np.concatenate([top - h, (h * (big - 1))[pairs]]),
+                                  np.concatenate([k * eta, (h * m)[pairs]]),
+                                  np.concatenate([h, h[pairs]]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        output = h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
+        out = diffs[:h.size] + output
+        out[pairs] = np.maximum(out[pairs], diffs[h.size:] + output[pairs])
+    return _finite("epsilon", out.reshape(shape), k.reshape(shape))
 
 
 @_checks.public
