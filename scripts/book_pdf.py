@@ -91,10 +91,12 @@ def build_singlehtml() -> Path:
 
 def chapter_titles(page: str) -> dict[str, tuple[str, str, str]]:
     """docname -> (anchor id, title as HTML, title as plain text without its formulas) of
-    each chapter in the single page (the root page first; the others are h2 there)."""
+    each chapter in the single page (the root page first; the others are h2 there).  A page
+    whose title carries a label, (notation)=, has an empty <span id> before its heading."""
     out = {}
     pat = re.compile(r'(?:<span id="document-([^"]+)"></span>|<article class="bd-article">)\s*'
-                     r'<section[^>]*id="([^"]+)"[^>]*>\s*<h[12]>(.*?)<a class="headerlink"', re.S)
+                     r'<section[^>]*id="([^"]+)"[^>]*>\s*(?:<span id="[^"]+"></span>\s*)*<h[12]>(.*?)'
+                     r'<a class="headerlink"', re.S)
     root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
     for m in pat.finditer(page):
         doc = m.group(1) or root

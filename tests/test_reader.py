@@ -284,3 +284,20 @@ def test_book_lines_link_to_chapters():
     for docs in ext.MODULE_CHAPTERS.values():
         for doc in docs:
             assert (ROOT / f"{doc}.ipynb").is_file(), doc
+
+
+# ------------------------------------------------------------------ whole-book PDF
+def test_pdf_contents_finds_chapters_with_and_without_a_label():
+    # scripts/book_pdf.py locates every chapter in Sphinx's single page for the contents; a
+    # page whose title carries a MyST label, "(notation)=", gets an empty <span id> before its
+    # heading, which the first version missed (the PDF command then stopped)
+    pdf = _load("book_pdf", ROOT / "scripts" / "book_pdf.py")
+    page = ('<span id="document-book/notation"></span><section class="x" id="notation">\n'
+            '<span id="id1"></span><h2>Notation<a class="headerlink" href="#notation">#</a></h2>'
+            '<span id="document-book/delta"></span><section id="delta-the-probability">\n'
+            '<h2>delta: the probability of leaving <span class="math notranslate">\\(\\Omega_1\\)'
+            '</span><a class="headerlink" href="#d">#</a></h2>')
+    found = pdf.chapter_titles(page)
+    assert found["book/notation"][::2] == ("notation", "Notation")
+    assert found["book/delta"][0] == "delta-the-probability"
+    assert found["book/delta"][2] == "delta: the probability of leaving"
