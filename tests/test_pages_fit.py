@@ -1,0 +1,72 @@
+"""Pages that fit (issue 14, part 5), checked on the committed notebooks.
+
+What a reader sees at a 1400 px window: every figure has a number, a caption and an alt
+text (cell metadata read by MyST-NB); legends are at least 9 pt; no printed output line is
+wider than the 80 characters a code block shows without sideways scrolling; no chapter title
+holds a formula (it would show as raw TeX in the sidebar, the browser tab and the PDF
+contents).  Each test names the notebook and cell that break the rule.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
+WIDTH = 80
+
+
+def _code_cells(path):
+    nb = nbformat.read(path, as_version=4)
+    return [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+
+
+def _text_outputs(cell):
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            yield out.get("text", "")
+        elif out.get("output_type") in ("execute_result", "display_data"):
+            data = out.get("data", {})
+            if "text/plain" in data and not set(data) & {"image/png", "text/html", "text/markdown"}:
+                yield data["text/plain"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_figure_has_caption_name_and_alt_text(path):
+    for i, cell in _code_cells(path):
+        if not any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
+            continue
+        meta = cell.metadata.get("mystnb", {})
+        figure, image = meta.get("figure", {}), meta.get("image", {})
+        assert figure.get("caption") and figure.get("name"), f"{path.stem} cell {i}: no caption/name"
+        assert len(image.get("alt", "")) >= 20, f"{path.stem} cell {i}: no real alt text"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_legends_are_legible(path):
+    small = re.compile(r"legend\([^()]*fontsize\s*=\s*([0-8](?:\.\d+)?)\b")
+    for i, cell in _code_cells(path):
+        m = small.search(cell.source)
+        assert not m, f"{path.stem} cell {i}: legend at {m.group(1)} pt (at least 9)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_printed_outputs_fit_the_column(path):
+    for i, cell in _code_cells(path):
+        for text in _text_outputs(cell):
+            wide = [line for line in text.splitlines() if len(line) > WIDTH]
+            assert not wide, f"{path.stem} cell {i}: {len(wide[0])} characters: {wide[0][:60]}..."
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_chapter_titles_hold_no_formula(path):
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            title = re.search(r"^# (.+)$", cell.source, re.M)
+            if title:
+                assert "$" not in title.group(1), f"{path.stem}: title '{title.group(1)}'"
+                return
