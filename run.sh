@@ -10,7 +10,8 @@
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
 #   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's chromium)
-#   ./run.sh test-install  the wheel in a fresh venv runs a notebook from the built site (slow, needs PyPI)
+#   ./run.sh test-install  slow reader checks: the wheel in a fresh venv runs notebooks from the
+#                      built site (needs PyPI), and every page fits at 1400 px in headless chromium
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=.venv
@@ -103,8 +104,10 @@ case "$cmd" in
     ;;
   test-install)
     setup
+    need_debian_packages chromium:chromium
     [ -f _build/html/index.html ] || build_book . --all -W -n --keep-going
-    DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py -p no:cacheprovider
+    DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py tests/test_browser.py \
+      -p no:cacheprovider
     ;;
   *)
     sed -n '/^#   /p' "$0"; exit 2 ;;
