@@ -4,19 +4,12 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import betaln
-from scipy.stats import dirichlet as _scipy_dirichlet
 
-from ... import accuracy, audit, chain, composition, loss, mechanism, privacy, profile, simplex
-from ... import _checks
-from .. import bruteforce, highprec
-from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, TAXI_N_PAPER, TAXI_GAMMA, SEED,
-                    PRELIM, MECH, CHAINS, STAT, TAXI, AUDIT, PRIV_LOSS, PRIV_EPS, PRIV_N2,
-                    PRIV_DELTA, PRIV_PROFILE, ACC, KLW, GRADES, _claim, agrees)
-from ._shared import *  # noqa: F401,F403  (helpers shared by the parts)
-from ._shared import (_leaky_rr, _line, _SPECS, _joint, _taxi, _taxi_tv, _taxi_eps,
-                      _delta_star, _eta_for_delta, _m_for_eps, _taxi_pairs)
+from ... import accuracy, privacy, profile, simplex, _checks
+from .. import highprec
+from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, PRIV_DELTA, PRIV_PROFILE, GRADES, _claim,
+                    agrees)
+from ._shared import ILLUSTRATIVE_GRADES
 
 
 # ============================================================================ Section 6.1
