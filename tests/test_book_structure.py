@@ -108,3 +108,100 @@ def test_numbered_boxes_carry_the_papers_numbers():
             assert paper, f"{name}: numbered {kind} box '{title.strip()}' is not the paper's"
             assert int(paper.group(1)) == counters[kind], (
                 f"{name}: '{title.strip()}' would render as {kind} {counters[kind]}")
+
+
+# ---------------------------------------------------------------- exercises (issue 12)
+# Every chapter of the teaching parts has at least four exercises, each titled with its
+# difficulty (one to three stars), and at least one pencil-and-paper and one coding exercise.
+# How the test tells them apart, from the gated sphinx-exercise layout the chapters use
+# (```{exercise} TITLE / :label: L``` ... ```{solution-start} L``` ... ```{solution-end}```):
+#   - coding: the solution (between solution-start and solution-end) contains a code cell;
+#   - pencil-and-paper: the solution contains no code cell, and its text holds the worked
+#     derivation (at least one formula, $...$), so the answer is written out in the dropdown.
+# An exercise that asks for a proof and a check in code counts as coding; a chapter needs at
+# least one exercise whose whole answer is a derivation.
+TEACHING_PARTS = ("Foundations", "Privacy", "Accuracy", "Markov chains", "Comparisons",
+                  "Beyond the paper")
+# Chapters owned by other helpers that do not meet the rule yet (issue 12): each lacks an
+# exercise whose whole answer is a derivation (privacy_profile also lacks stars). Remove a name
+# once the chapter passes; the test fails when a listed chapter already passes.
+EXPECTED_TO_FIX = {"preliminaries", "dirichlet_mechanism", "privacy_profile", "grades_case_study",
+                   "many_releases"}
+EXERCISE = re.compile(r"(?:`{3,}|:{3,})\{exercise\}([^\n]*)\n(?::[\w-]+:[^\n]*\n)*?:label:\s*([\w-]+)")
+SOLUTION_MARK = re.compile(r"\{solution-start\}\s*([\w-]+)|\{solution-end\}")
+STARS = re.compile(r"★+")
+
+
+def _teaching_chapters() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [Path(ch["file"]).name for part in toc["parts"] if part["caption"] in TEACHING_PARTS
+            for ch in part["chapters"]]
+
+
+def _exercises(path) -> dict[str, dict]:
+    """label -> {title, code (solution has a code cell), text (the solution's markdown)}."""
+    nb = nbformat.read(path, as_version=4)
+    found, current = {}, None
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            if current is not None:
+                found[current]["code"] = True
+            continue
+        for title, label in EXERCISE.findall(cell.source):
+            found[label] = {"title": title.strip(), "code": False, "text": "", "solved": False}
+        pos = 0
+        for mark in SOLUTION_MARK.finditer(cell.source):
+            if current is not None:
+                found[current]["text"] += cell.source[pos:mark.start()]
+            current = mark.group(1)
+            if current is not None:
+                assert current in found, f"{path.name}: solution for unknown exercise {current}"
+                found[current]["solved"] = True
+            pos = mark.end()
+        if current is not None:
+            found[current]["text"] += cell.source[pos:]
+    return found
+
+
+def test_exercise_rule_tells_kinds_apart():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("```{exercise} ★ A (by hand)\n:label: ex-a\n\nShow it.\n```\n\n"
+                                      "```{solution-start} ex-a\n:class: dropdown\n```\n\n"
+                                      "$x = 1$.\n\n```{solution-end}\n```"),
+        nbformat.v4.new_markdown_cell("```{exercise} B\n:label: ex-b\n\nCode it.\n```\n\n"
+                                      "```{solution-start} ex-b\n:class: dropdown\n```"),
+        nbformat.v4.new_code_cell("1 + 1"),
+        nbformat.v4.new_markdown_cell("```{solution-end}\n```"),
+    ])
+    path = Path(__file__).with_name("_exercise_rule_probe.ipynb")
+    try:
+        nbformat.write(nb, path)
+        found = _exercises(path)
+    finally:
+        path.unlink()
+    assert found["ex-a"] == {"title": "★ A (by hand)", "code": False, "text": found["ex-a"]["text"],
+                             "solved": True} and "$x = 1$" in found["ex-a"]["text"]
+    assert found["ex-b"]["code"] and found["ex-b"]["title"] == "B"
+
+
+@pytest.mark.parametrize("name", _teaching_chapters())
+def test_teaching_chapters_have_starred_mixed_exercises(name):
+    found = _exercises(BOOK / f"{name}.ipynb")
+    problems = []
+    if len(found) < 4:
+        problems.append(f"{len(found)} exercises (at least 4)")
+    for label, ex in found.items():
+        stars = STARS.findall(ex["title"])
+        if len(stars) != 1 or not 1 <= len(stars[0]) <= 3:
+            problems.append(f"{label}: title '{ex['title']}' needs one run of 1-3 stars")
+        if not ex["solved"]:
+            problems.append(f"{label}: no gated solution")
+    if not any(ex["code"] for ex in found.values()):
+        problems.append("no coding exercise (a solution with a code cell)")
+    if not any(ex["solved"] and not ex["code"] and "$" in ex["text"] for ex in found.values()):
+        problems.append("no pencil-and-paper exercise (a worked derivation, no code cell)")
+    if name in EXPECTED_TO_FIX:
+        if not problems:
+            pytest.fail(f"{name} now passes: remove it from EXPECTED_TO_FIX")
+        pytest.xfail(f"{name} does not meet the rule yet (EXPECTED_TO_FIX): {problems}")
+    assert not problems, f"{name}: {problems}"
