@@ -70,3 +70,21 @@ def test_chapter_titles_hold_no_formula(path):
             if title:
                 assert "$" not in title.group(1), f"{path.stem}: title '{title.group(1)}'"
                 return
+
+
+E_NOTATION = re.compile(r"\d(?:\.\d+)?e[-+]?\d+")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_glued_numbers_are_typeset(path):
+    # a number pasted into prose reads 7.3 x 10^-4 (dpmarkov.display.md_number, pasted with
+    # {glue:md}`key:myst`), never the code notation 7.3e-04 of a glued string
+    nb = nbformat.read(path, as_version=4)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for _, cell in _code_cells(path):
+        for out in cell.get("outputs", []):
+            key = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            text = out.get("data", {}).get("application/papermill.record/text/plain", "")
+            if key and E_NOTATION.search(text) and re.search(
+                    r"\{glue(?::text)?\}`" + re.escape(key) + r"[`:]", prose):
+                pytest.fail(f"{path.stem}: '{key}' is pasted as {text}")
