@@ -81,6 +81,19 @@ def _zone_ids(name: str, value) -> np.ndarray:
     return arr.astype(float)
 
 
+def _whole_zone_ids(name: str, value, holder: str) -> np.ndarray:
+    """``_zone_ids`` with none missing (NaN) and every id a whole number; ``holder`` is what
+    needs an id (a zone of the table, a trip) for the message."""
+    arr = _zone_ids(name, value)
+    if np.any(~np.isfinite(arr)):
+        raise ValueError(f"{name} has {int(np.sum(~np.isfinite(arr)))} missing (NaN) or "
+                         f"non-numeric zone ids: every {holder} needs a zone id")
+    if np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} contains {arr[arr != np.round(arr)][0]!r}: zone ids are "
+                         "whole numbers")
+    return arr
+
+
 @_checks.public(finite=False)
 def load_taxi_zones() -> pd.DataFrame:
     """The TLC taxi zone table: ``LocationID, Borough, Zone, service_zone`` (265 rows).
@@ -104,13 +117,7 @@ def _zone_table(zones) -> pd.DataFrame:
     if missing:
         raise ValueError(f"zones lacks the columns {missing}: a TLC zone table has "
                          f"LocationID, Borough, Zone (it has {list(zones.columns)})")
-    ids = _zone_ids("zones.LocationID", zones["LocationID"])
-    if np.any(~np.isfinite(ids)):
-        raise ValueError(f"zones.LocationID has {int(np.sum(~np.isfinite(ids)))} missing "
-                         "(NaN) ids: every zone needs an id")
-    if np.any(ids != np.round(ids)):
-        raise ValueError(f"zones.LocationID contains {ids[ids != np.round(ids)][0]!r}: zone ids "
-                         "are whole numbers")
+    ids = _whole_zone_ids("zones.LocationID", zones["LocationID"], "zone")
     values, seen = np.unique(ids, return_counts=True)
     if np.any(seen > 1):
         raise ValueError(f"zones.LocationID repeats the id {values[seen > 1][0]:.0f}: each zone "
@@ -166,13 +173,7 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
     states = _borough_zones(borough, table)
     ids = {}
     for name, value in (("pickup", pickup), ("dropoff", dropoff)):
-        arr = _zone_ids(name, value)
-        if np.any(~np.isfinite(arr)):
-            raise ValueError(f"{name} has {int(np.sum(~np.isfinite(arr)))} missing or "
-                             "non-numeric zone ids: every trip needs a zone id")
-        if np.any(arr != np.round(arr)):
-            raise ValueError(f"{name} contains {arr[arr != np.round(arr)][0]!r}: "
-                             "zone ids are whole numbers")
+        arr = _whole_zone_ids(name, value, "trip")
         unknown = ~np.isin(arr, table["LocationID"].to_numpy())
         if np.any(unknown):
             raise ValueError(f"{name} contains zone id {int(arr[unknown][0])}, which is not "
