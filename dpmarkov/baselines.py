@@ -3,7 +3,8 @@
 The paper (Section 1) dismisses additive-noise mechanisms for simplex-valued queries
 because their outputs leave the simplex; this module implements them properly, with
 their privacy accounting, so the book can compare them at matched (epsilon, delta).
-Book: chapter "Baselines at matched privacy" (book/baselines.ipynb).
+Book: chapters "Baselines at matched privacy" (book/baselines.ipynb: the mechanisms,
+their calibration and checks) and "Baselines on real data" (book/baselines_experiments.ipynb).
 
 Adjacency is the paper's (Definition 3): one record changes its category inside a row,
 and the row's size N is public.  The count vector c (whole numbers, summing to N) then
@@ -321,12 +322,13 @@ def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
 
 @_checks.public
 def geometric_ratio(epsilon, sensitivity=L1_SENSITIVITY) -> float:
-    """alpha = exp(-epsilon/sensitivity) of the two-sided geometric (discrete Laplace) mechanism.
+    """beta = exp(-epsilon/sensitivity) of the two-sided geometric (discrete Laplace) mechanism.
 
-    P(Z = z) = (1 - alpha)/(1 + alpha) * alpha^|z| on the integers (Ghosh, Roughgarden
-    & Sundararajan 2012).  A +1/-1 move of two counts changes the log probability by at
-    most 2*log(1/alpha) = epsilon: pure epsilon-DP under the adjacency of Definition 3.
-    ``geometric_counts`` samples with alpha = exp(-s/t), ``discrete_laplace_parameter``,
+    P(xi = t) = (1 - beta)/(1 + beta) * beta^|t| on the integers (Ghosh, Roughgarden
+    & Sundararajan 2012; the book writes beta, since alpha is the Dirichlet parameter).
+    A +1/-1 move of two counts changes the log probability by at
+    most 2*log(1/beta) = epsilon: pure epsilon-DP under the adjacency of Definition 3.
+    ``geometric_counts`` samples with beta = exp(-s/t), ``discrete_laplace_parameter``,
     which is this ratio up to a relative 2^-30/epsilon (on the safe side).
     Book: "Baselines at matched privacy".
     """
@@ -567,6 +569,9 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
     _checks.design_ok(np.asarray(eta_f), np.asarray(N_f), np.asarray(n_f))
     g0 = 0.5 / n_f                        # any gamma < 1/n: (1-(n-1) g0)/g0 = n + 1
 
+    # both are memoised: Brent's method re-evaluates its bracket ends, the final loop the
+    # root, and each evaluation costs two checked calls of the privacy formulas
+    @functools.lru_cache(maxsize=None)
     def log_gamma(k):
         """log gamma(k), or None when gamma(k) >= 1/n (epsilon not reachable at this k)."""
         b = privacy.epsilon(k, eta_f, N_f, n_f, g0) - k / N_f * np.log(n_f + 1)
@@ -575,6 +580,7 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
             return None
         return -(r + np.log1p((n_f - 1) * np.exp(-r)))
 
+    @functools.lru_cache(maxsize=None)
     def gap(log_k):
         k = float(np.exp(log_k))
         lg = log_gamma(k)
@@ -591,8 +597,9 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
             f"epsilon={eps!r} is below epsilon_star for every gamma < 1/n (eta={eta_f!r}, "
             f"N={N_f:.0f}, n={n_f:.0f}): Theorem 1 cannot certify it")
     lo = np.log(k_lo)
-    if gap(lo) > 0:
-        smallest = np.exp(gap(lo)) * d
+    gap_lo = gap(lo)                      # evaluated once: it is also the error message's number
+    if gap_lo > 0:
+        smallest = np.exp(gap_lo) * d
         raise ValueError(
             f"no gamma gives delta <= {d!r} at epsilon={eps!r} (eta={eta_f!r}, N={N_f:.0f}, "
             f"n={n_f:.0f}): the smallest delta Theorem 1 certifies there is {smallest:.3g}")
@@ -634,16 +641,18 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count):
     n_i = int(_checks.integer_at_least("n", n, 2))
     m = int(_checks.integer_at_least("min_count", min_count, 1))
 
+    @functools.lru_cache(maxsize=None)   # Brent's method re-evaluates its bracket ends
     def gap(log_k):
         return np.log(max(privacy_profile(eps, float(np.exp(log_k)), N_i, n_i, m), 1e-300)) \
             - np.log(d)
 
     k_lo = max(1.0, eps * N_i / 500.0)
     lo = np.log(k_lo)
-    if gap(lo) > 0:
+    gap_lo = gap(lo)                      # evaluated once: it is also the error message's number
+    if gap_lo > 0:
         raise ValueError(
             f"delta={d!r} is below the Dirichlet mechanism's profile at epsilon={eps!r} even "
-            f"for k={k_lo:.4g} ({privacy_profile(eps, k_lo, N_i, n_i, m):.3g}; N={N_i}, n={n_i}, "
+            f"for k={k_lo:.4g} ({np.exp(gap_lo) * d:.3g}; N={N_i}, n={n_i}, "
             f"min_count={m}): no useful k reaches this (epsilon, delta)")
     # the profile tends to TV = 1 as k grows, so an upper bracket exists
     return float(np.exp(_largest_feasible_log_k(gap, lo, np.log(max(10.0 * N_i, 10.0)),

@@ -559,6 +559,38 @@ def test_dirichlet_tight_calibration_floor_raises():
         bl.dirichlet_k_tight(-1.0, 1e-6, 212, 5, 12)
 
 
+def test_dirichlet_tight_floor_message_quotes_the_profile_at_the_smallest_k():
+    # the number in the message is the profile at k = max(1, eps N / 500), the smallest k the
+    # search tries (at k -> 0 it would be e^-8/3 = 1.118e-4, at k = 1 it is 1.13e-4)
+    with pytest.raises(ValueError) as err:
+        bl.dirichlet_k_tight(8.0, 1e-6, 21, 5, 1)
+    quoted = re.search(r"for k=1 \(([0-9.e+-]+);", str(err.value)).group(1)
+    assert quoted == f"{dm.profile.privacy_profile(8.0, 1.0, 21, 5, 1):.3g}"
+
+
+def test_calibrations_evaluate_each_k_once(monkeypatch):
+    # Brent's method re-evaluates its bracket ends and the final check its root; the
+    # calibrations memoise, so no k is sent to the privacy formulas twice
+    seen = {"profile": [], "delta": []}
+    profile, delta = bl.privacy_profile, bl.privacy.delta
+
+    def counted_profile(eps, k, *args):
+        seen["profile"].append(k)
+        return profile(eps, k, *args)
+
+    def counted_delta(k, *args, **kwargs):
+        seen["delta"].append((k, args[-1]))
+        return delta(k, *args, **kwargs)
+
+    monkeypatch.setattr(bl, "privacy_profile", counted_profile)
+    k_tight = bl.dirichlet_k_tight(4.0, 1e-6, 212, 5, 12)
+    monkeypatch.setattr(bl.privacy, "delta", counted_delta)
+    k1, _ = bl.dirichlet_k_theorem1(4.0, 1e-6, 12 / 212, 212, 5)
+    assert len(seen["profile"]) == len(set(seen["profile"])) >= 5
+    assert len(seen["delta"]) == len(set(seen["delta"])) >= 5
+    assert k_tight > 5 * k1 > 0
+
+
 # ------------------------------------- the calibration's optimality, certified (arb)
 def test_theorem1_calibration_certified_by_interval_arithmetic(monkeypatch):
     # rigorous: the returned pair meets both targets, and no k in (k, 10 k] is admissible
