@@ -62,7 +62,7 @@ MODULE_CHAPTERS = {
     "dpmarkov.chain": ["book/private_chains", "book/stationary"],
     "dpmarkov.composition": ["book/private_chains"],
     "dpmarkov.audit": ["book/privacy_audit"],
-    "dpmarkov.baselines": ["book/baselines"],
+    "dpmarkov.baselines": ["book/baselines", "book/baselines_experiments"],
     "dpmarkov.datasets": ["book/grades_case_study", "book/taxi_case_study",
                           "book/another_chain"],
     "dpmarkov.verify.claims": ["book/verification_report"],
