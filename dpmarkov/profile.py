@@ -31,6 +31,11 @@ _MAX_N_TWO = 2 ** 53
 # against 40-digit quadrature, tests/test_profile.py), so a dropped block never holds
 # a larger computed value either and the result is the full scan's, to the last bit.
 _MARGIN = 1e-6
+# after this many evaluations a block whose bound is within the margin above the best
+# value is no longer split: its bound is taken instead (a profile flat to 1e-6 over
+# thousands of pairs, m within about 1e-3 N of N/2; the result then exceeds the
+# maximum by at most the margin, never falls below it)
+_BUDGET = 1024
 # a kept block of at most this many pairs is evaluated pair by pair instead of halved
 _LEAF = 16
 
@@ -123,10 +128,14 @@ def _two_category_max(eps, k, N, m):
     (c, N - c) it is at most H(c0, N - c1), one evaluation.  Start from the two end
     pairs; a block whose bound is below the best value found (by the margin
     ``_MARGIN``) for every eps is dropped, any other is halved (listed pair by pair
-    once it is short); a block of one pair has its bound equal to its value.  At
+    once it is short); a block of one pair has its bound equal to its value.  After
+    ``_BUDGET`` evaluations, a block whose bound is at most 1 + ``_MARGIN`` times the
+    best value is no longer split and its bound counts as a value (a profile flat to
+    1e-6 over thousands of pairs, m close to N/2: the result is then above the
+    maximum by at most that margin, never below it).  At
     eps = 0 (total variation, symmetric) the pairs c and N - 1 - c have the same H
     (mirror x_j/(x_i + x_j)), so only c <= (N - 1)/2 is searched.  The result is the
-    maximum over all N - 2m pairs.
+    maximum over all N - 2m pairs (up to the flat case).
     """
     best = np.empty(eps.shape)
     count = 0
@@ -155,6 +164,7 @@ def _branch_and_bound(value, N, m, top):
     inner = top - lo >= 1                                  # the block [lo + 1, top]
     c0, c1 = np.array([lo + 1.0] * inner), np.array([float(top)] * inner)
     count = ends.size
+    ceiling = np.zeros(best.shape)
     while c0.size:
         bound = value(c0, N - c1)
         count += c0.size
@@ -162,6 +172,11 @@ def _branch_and_bound(value, N, m, top):
         if single.any():
             best = np.maximum(best, bound[:, single].max(axis=1))
         keep = ~single & np.any(bound > best[:, None] * (1 - _MARGIN), axis=0)
+        if count > _BUDGET:                  # flat profile: stop at the margin, from above
+            flat = keep & np.all(bound <= best[:, None] * (1 + _MARGIN), axis=0)
+            if flat.any():
+                ceiling = np.maximum(ceiling, bound[:, flat].max(axis=1))
+            keep &= ~flat
         c0, c1 = c0[keep], c1[keep]
         short = c1 - c0 < _LEAF                      # list its pairs one by one
         pts = np.concatenate([np.arange(a, b + 1) for a, b in zip(c0[short], c1[short])]
@@ -169,7 +184,7 @@ def _branch_and_bound(value, N, m, top):
         c0, c1 = c0[~short], c1[~short]
         mid = np.floor((c0 + c1) / 2)
         c0, c1 = np.concatenate([c0, mid + 1, pts]), np.concatenate([mid, c1, pts])
-    return best, count
+    return np.maximum(best, ceiling), count
 
 
 def _profile_one_k(eps, k, N, n, m):
