@@ -35,7 +35,7 @@ _MARGIN = 1e-6
 # value is no longer split: its bound is taken instead (a profile flat to 1e-6 over
 # thousands of pairs, m within about 1e-3 N of N/2; the result then exceeds the
 # maximum by at most the margin, never falls below it)
-_BUDGET = 1024
+_BUDGET = 512
 # a kept block of at most this many pairs is evaluated pair by pair instead of halved
 _LEAF = 16
 
@@ -250,21 +250,39 @@ def _root(func, target):
 
 def _epsilon_one(target, k, N, n, m):
     """epsilon_for_delta for one (delta, k)."""
-    if _profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:
-        return 0.0
     c_i, c_j = float(m), float(m + 1 if n >= 3 else N - m)
 
     def pair(e):                      # H_e of the pair (m, m+1) or (m, N-m)
         return _pair_profile(np.array([e]), np.array([c_i]), np.array([c_j]), k, N)[0, 0]
+    # the profile at 0 is >= the pair's: search the other pairs only if the pair is <= target
+    if pair(0.0) <= target and _profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:
+        return 0.0
     if n >= 3:
         return _root(pair, target)
     # n = 2: solve on the pair (m, N - m), then check by branch and bound that no other
     # pair is larger there; the profile is >= that pair's H everywhere, so then the two
-    # roots coincide.  Otherwise solve on the whole profile.
+    # roots coincide.  Otherwise (rounding noise of H at tiny eps, or in principle a
+    # different worst pair) step up from that root, doubling the step, to the first eps
+    # where the profile is <= delta, and bisect to 1e-6 relative: an eps where the
+    # profile is <= delta, never below the profile's root.
+    def full(x):
+        return _two_category_max(np.array([x]), k, N, m)[0][0]
     e = _root(pair, target)
-    if _two_category_max(np.array([e]), k, N, m)[0][0] <= pair(e):
+    at_e = full(e)
+    if at_e <= max(pair(e), target):
         return e
-    return _root(lambda x: _two_category_max(np.array([x]), k, N, m)[0][0], target)
+    # first step: twice the secant guess from the pair's slope, at least 1e-9 relative
+    de = 1e-6 * max(e, 1e-12)
+    slope = (pair(e) - pair(e + de)) / de
+    step = max(2 * (at_e - target) / slope if slope > 0 else 0.0, 1e-9 * max(e, 1e-12))
+    lo, hi = e, e + step
+    while full(hi) > target:
+        lo, step = hi, 2 * step
+        hi = lo + step
+    while hi - lo > 1e-6 * hi:                 # bisect, keeping full(hi) <= delta
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if full(mid) > target else (lo, mid)
+    return hi
 
 
 @_checks.public
@@ -275,7 +293,10 @@ def epsilon_for_delta(delta, k, N, n, min_count):
     eq. (6).  The profile decreases in epsilon, so the root is unique; it is found
     by bracketing and Brent's method (absolute and relative tolerance 1e-12).  For
     n = 2 the root is taken on the pair (m, N - m) and a branch and bound checks that
-    it is the worst pair there (else the whole profile is solved).  Returns 0 when
+    it is the worst pair there; if not (at tiny epsilon other pairs can exceed it by
+    rounding noise, about 1e-8 relative at N = 1e9, or a flat profile's bound by 1e-6),
+    an epsilon above it at which the whole profile is <= delta, within 1e-6 relative
+    of the crossing.  Returns 0 when
     delta is at least the profile at epsilon = 0 (the total variation distance).
     ``delta`` in (0, 1) and ``k`` broadcast together; ``N``, ``n``, ``min_count`` are
     scalars.  Book: "The tight privacy profile".

@@ -255,3 +255,20 @@ def test_branch_and_bound_on_a_flat_line_returns_a_bound_within_the_margin():
     exact = np.exp(-1e-12 * N)
     assert exact <= best[0] <= exact * (1 + 1e-6) and best[0] > exact
     assert pr._BUDGET < used < 2 * pr._BUDGET
+
+
+@pytest.mark.parametrize("k, m, d", [(1.5e7, 10**8, 1e-6), (1e9, 499 * 10**6, 1e-5)])
+def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
+    # N = 1e9 at tiny epsilon: H of other pairs exceeds the pair (m, N - m) by rounding noise
+    # (1e-8 relative) or a flat block's bound by the margin (1e-6), so the root on that pair is
+    # not accepted; the result must be an epsilon where the whole profile is <= delta (sound),
+    # above the pair's root and within 1e-5 relative of it (a fallback that returned the pair's
+    # root, or stepped without bound, fails)
+    N = 10**9
+    pair = lambda e: pr._pair_profile(np.array([e]), np.array([float(m)]), np.array([N - m + 0.0]),
+                                      k, N)[0, 0]
+    e_pair = pr._root(pair, d)
+    assert pr._two_category_max(np.array([e_pair]), k, N, m)[0][0] > max(pair(e_pair), d)
+    got = dm.epsilon_for_delta(d, k, N, 2, m)
+    assert dm.privacy_profile(got, k, N, 2, m) <= d
+    assert e_pair < got <= e_pair * (1 + 1e-5)
