@@ -36,6 +36,8 @@ _MARGIN = 1e-6
 # thousands of pairs, m within about 1e-3 N of N/2; the result then exceeds the
 # maximum by at most the margin, never falls below it)
 _BUDGET = 512
+# at most this many pairs (N - 2m) are evaluated all at once, as the full scan does
+_SCAN = 2048
 # a kept block of at most this many pairs is evaluated pair by pair instead of halved
 _LEAF = 16
 
@@ -135,8 +137,12 @@ def _two_category_max(eps, k, N, m):
     maximum by at most that margin, never below it).  At
     eps = 0 (total variation, symmetric) the pairs c and N - 1 - c have the same H
     (mirror x_j/(x_i + x_j)), so only c <= (N - 1)/2 is searched.  The result is the
-    maximum over all N - 2m pairs (up to the flat case).
+    maximum over all N - 2m pairs (up to the flat case).  At most ``_SCAN`` pairs are
+    simply all evaluated in one vectorised call.
     """
+    if N - 2 * m <= _SCAN:                       # few pairs: one vectorised evaluation
+        c = np.arange(m, N - m, dtype=float)
+        return _pair_profile(eps, c, N - c, k, N).max(axis=1), c.size
     best = np.empty(eps.shape)
     count = 0
     for zero in (True, False):

@@ -152,13 +152,23 @@ EPS2 = np.array([0.0, 1e-7, 1e-3, 0.1, 0.5, 1.0, 2.5, 6.0, 20.0])
 
 
 @pytest.mark.parametrize("k, N, m", GRID2)
-def test_two_categories_equal_the_full_scan(k, N, m):
-    # privacy_profile (branch and bound) against every pair evaluated (the scan it replaced),
-    # to the last bit: a bound taken at the wrong corner of a block, (c1, N - c0), a margin of
-    # the wrong sign, or a search that stops at the first local maximum drops a pair somewhere
-    # on this grid only if that pair is not the maximum; the synthetic test below catches those.
+def test_two_categories_equal_the_full_scan(k, N, m, monkeypatch):
+    # privacy_profile (branch and bound, forced also below _SCAN pairs) against every pair
+    # evaluated (the scan it replaced), to the last bit.  A bound taken at the wrong corner of
+    # a block, (c1, N - c0), a margin of the wrong sign, or a search that stops at the first
+    # local maximum drops a pair somewhere on this grid only if that pair is not the maximum;
+    # the synthetic test below catches those.
+    monkeypatch.setattr(pr, "_SCAN", 0)
     got = dm.privacy_profile(EPS2, k, N, 2, m)
     assert np.array_equal(got, bf.profile_scan(EPS2, k, N, 2, m))
+
+
+@pytest.mark.parametrize("N, m, k", [(5000, 1, 40.0), (5000, 500, 2000.0), (30000, 7000, 0.3),
+                                     (30000, 13900, 3e5)])
+def test_two_categories_above_the_scan_size_equal_the_full_scan(N, m, k):
+    # the default path (branch and bound once N - 2m > _SCAN) against the full scan
+    assert N - 2 * m > pr._SCAN
+    assert np.array_equal(dm.privacy_profile(EPS2, k, N, 2, m), bf.profile_scan(EPS2, k, N, 2, m))
 
 
 def test_two_categories_worst_pair_is_c_i_equal_m_for_positive_epsilon():
@@ -169,10 +179,10 @@ def test_two_categories_worst_pair_is_c_i_equal_m_for_positive_epsilon():
     for k, N, m in GRID2:
         if N - 2 * m < 2:
             continue
-        for eps in (1e-3, 0.5, 2.5):
+        for eps in (1e-7, 1e-3, 0.1, 0.5, 2.5, 6.0, 20.0):
             c_i = np.array([m, N - m - 1.0])
             h_end = pr._pair_profile(np.array([eps]), c_i, N - c_i, k, N)[0]
-            if not 1e-280 < h_end[0] < 1 - 1e-9:
+            if not 1e-280 < h_end[0] < 1 - 1e-6:
                 continue                      # underflow or saturation (H = 1): no location
             assert bf.profile_argmax(eps, k, N, m) == m
             assert h_end[1] < h_end[0]
@@ -222,10 +232,11 @@ def test_flat_profile_stops_at_the_margin_from_above():
 
 @pytest.mark.parametrize("N, m, k", [(40, 4, 6.0), (301, 30, 150.0), (2000, 500, 1e5),
                                      (2000, 999, 0.7), (9, 1, 0.01)])
-def test_epsilon_for_delta_equals_the_full_scan(N, m, k):
+def test_epsilon_for_delta_equals_the_full_scan(N, m, k, monkeypatch):
     # new: Brent on the pair (m, N - m), checked by branch and bound; old: Brent on the scan.
     # Same bracket and tolerances, so the same iterates while the pair is the worst:
     # agreement to 1e-12 relative (the test allows Brent's own tolerance, 2e-12 + 2e-12 |eps|).
+    monkeypatch.setattr(pr, "_SCAN", 0)
     for d in (0.3, 1e-2, 1e-6, 1e-12):
         got = dm.epsilon_for_delta(d, k, N, 2, m)
         ref = bf.epsilon_for_delta_scan(d, k, N, 2, m)
