@@ -129,6 +129,9 @@ def main():
         for eps in (0.0, 1e-6):
             t, v = best_of(lambda: dm.privacy_profile(eps, 1e9, 10**9, 2, m))
             print(f"    m={m} eps={eps:g}: privacy_profile {t:.3f} s")
+        for d in (1e-5, 1e-7, 1e-12):
+            t, v = best_of(lambda: dm.epsilon_for_delta(d, 1e9, 10**9, 2, m))
+            print(f"    m={m} delta={d:g}: epsilon_for_delta {t:.3f} s")
 
 
 if __name__ == "__main__":
