@@ -7,9 +7,11 @@ exactly when delta >= sup over adjacent c, c' of the hockey-stick divergence
     H_eps(P || Q) = sup_T [P(T) - e^eps Q(T)] = E_P[(1 - e^(eps - L))_+],
 
 with P = Dir(k c/N), Q = Dir(k c'/N) and L the privacy loss.  For c' = c + e_i - e_j the
-loss depends on x only through B = x_j / (x_i + x_j), which is Beta(k c_j/N, k c_i/N)
+loss depends on x only through V = x_j / (x_i + x_j), which is Beta(k c_j/N, k c_i/N)
 under P and Beta(k(c_j - 1)/N, k(c_i + 1)/N) under Q, so H_eps is a difference of two
-Beta tail probabilities.  Book: chapter "The tight privacy profile", which derives
+Beta tail probabilities.  The worst adjacent pair is (m, m + 1) for n >= 3 (a proof);
+for n = 2 a branch and bound on the same monotonicity certifies it at every call
+(``_two_category_max``).  Book: chapter "The tight privacy profile", which derives
 this, finds the worst pair and checks everything by quadrature and Monte Carlo.
 """
 from __future__ import annotations
@@ -28,8 +30,9 @@ _MAX_LIST = 2_000_000
 _MAX_N_TWO = 2 ** 53
 # branch and bound (n = 2): a block is dropped when its bound is below the best value
 # found by this relative margin, far above the evaluation error of H (1e-9 relative
-# against 40-digit quadrature, tests/test_profile.py), so a dropped block never holds
-# a larger computed value either and the result is the full scan's, to the last bit.
+# against 40-digit quadrature, tests/test_profile.py; about 1e-8 between tied pairs
+# at N = 1e9), so a dropped block never holds a larger computed value either and the
+# result is the full scan's, to the last bit.
 _MARGIN = 1e-6
 # after this many evaluations a block whose bound is within the margin above the best
 # value is no longer split: its bound is taken instead (a profile flat to 1e-6 over
@@ -47,7 +50,7 @@ def _log_lower_tail(a, b, log_u):
 
     For log u < -700, I_u(a, b) = u^a / (a B(a, b)) * (1 + O(u)) and the O(u) term is
     below 1e-300: the leading term is exact in double precision.  This matters for a
-    small k, where the tail that decides L > eps sits at 1 - B < e^(-1000) and more.
+    small k, where the tail that decides L > eps sits at 1 - V < e^(-1000) and more.
     """
     tiny = log_u < -700.0
     with np.errstate(divide="ignore"):
@@ -59,9 +62,9 @@ def _log_lower_tail(a, b, log_u):
 def _pair_profile(eps, c_i, c_j, k, N):
     """H_eps for c = (.., c_i, .., c_j, ..) -> c' = c + e_i - e_j; eps (m,) x pairs (p,) -> (m, p).
 
-    L = D + h logit(B), D = loss data term, h = k/N; L > eps iff 1 - B < u with
-    u = expit((D - eps)/h); 1 - B is Beta(a_i, a_j) under P and Beta(a_i + h, a_j - h)
-    under Q, so H = P(1-B < u) - e^eps Q(1-B < u) = P(..) (1 - e^(eps + log Q - log P)).
+    L = D + h logit(V), D = loss data term, h = k/N; L > eps iff 1 - V < u with
+    u = expit((D - eps)/h); 1 - V is Beta(a_i, a_j) under P and Beta(a_i + h, a_j - h)
+    under Q, so H = P(1-V < u) - e^eps Q(1-V < u) = P(..) (1 - e^(eps + log Q - log P)).
     """
     h = k / N
     a_i, a_j = k * c_i / N, k * c_j / N
@@ -82,7 +85,7 @@ def hockey_stick(epsilon, counts, counts_prime, k):
 
     The smallest delta such that P(T) <= e^eps Q(T) + delta for every set T
     (Definition 4 restricted to this pair); computed as
-    P(1 - B < u) - e^eps Q(1 - B < u) with Beta tails, in logarithms so that a tail
+    P(1 - V < u) - e^eps Q(1 - V < u) with Beta tails, in logarithms so that a tail
     at u below the smallest double (small k) is still exact (book: tight profile chapter).
     Rounding can leave a result of order 1e-16 below 0 when the divergence is 0; it
     is returned as 0.  Broadcasts over ``epsilon`` (>= 0).
