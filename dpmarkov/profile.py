@@ -125,6 +125,15 @@ def _design(k, N, n, min_count):
     return k, N, n, m
 
 
+def _together(name, x, k):
+    """x and k broadcast against each other, or a ValueError naming both shapes."""
+    try:
+        return np.broadcast_arrays(x, k)
+    except ValueError:
+        raise ValueError(f"{name} (shape {x.shape}) and k (shape {k.shape}) do not broadcast "
+                         "together") from None
+
+
 def _two_category_max(eps, k, N, m):
     """max over c in [m, N-m-1] of H_eps(c, N - c) for each eps (1-d), and the pairs evaluated.
 
@@ -239,8 +248,7 @@ def privacy_profile(epsilon, k, N, n, min_count):
     together; ``N``, ``n``, ``min_count`` are scalars.  Book: "The tight privacy profile".
     """
     k, N, n, m = _design(k, N, n, min_count)
-    eps = _epsilons(epsilon)
-    eps, k = np.broadcast_arrays(eps, k)
+    eps, k = _together("epsilon", _epsilons(epsilon), k)
     out = np.empty(eps.shape)
     for kv in np.unique(k):
         at = k == kv
@@ -315,7 +323,7 @@ def epsilon_for_delta(delta, k, N, n, min_count):
     if np.any(bad):
         raise ValueError(f"delta={_checks._first_bad(d, bad)!r} must satisfy 0 < delta < 1")
     k, N, n, m = _design(k, N, n, min_count)
-    d, k = np.broadcast_arrays(d, k)
+    d, k = _together("delta", d, k)
     out = np.array([_epsilon_one(float(t), float(kv), N, n, m)
                     for t, kv in zip(d.ravel(), k.ravel())]).reshape(d.shape)
     return out if out.ndim else float(out)
