@@ -117,7 +117,7 @@ def _epsilons(epsilon):
 def _design(k, N, n, min_count):
     """Checked (k array, N, n, m): k broadcasts, N, n and min_count are scalars."""
     _, N, n, m = scalar_pair_design(1.0, N, n, min_count,
-                                    "privacy_profile broadcasts over epsilon and k only")
+                                    "only epsilon (or delta) and k broadcast")
     k = _checks.positive("k", k)
     if n == 2 and N > _MAX_N_TWO:
         raise ValueError(f"N={N} with n=2 exceeds 2**53: counts above it are not exact in "
