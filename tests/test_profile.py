@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dpmarkov as dm
+from dpmarkov import profile as pr
 from dpmarkov.verify import bruteforce as bf
 from dpmarkov.verify import highprec_privacy as hp
 
@@ -120,11 +121,17 @@ def test_papers_epsilon_delta_hold_on_the_grade_parameters():
     (lambda: dm.privacy_profile(-0.1, 20.6, 98, 5, 8), ">= 0"),
     (lambda: dm.privacy_profile(np.nan, 20.6, 98, 5, 8), "finite"),
     (lambda: dm.privacy_profile(1.0, 0.0, 98, 5, 8), "must be > 0"),
-    (lambda: dm.privacy_profile(1.0, [1.0, 2.0], 98, 5, 8), "scalar"),
+    (lambda: dm.privacy_profile([1.0, 2.0, 3.0], [1.0, 2.0], 98, 5, 8),
+     r"epsilon \(shape \(3,\)\) and k \(shape \(2,\)\) do not broadcast"),
+    (lambda: dm.epsilon_for_delta([1e-3, 1e-4, 1e-5], [1.0, 2.0], 98, 5, 8),
+     r"delta \(shape \(3,\)\) and k \(shape \(2,\)\) do not broadcast"),
+    (lambda: dm.privacy_profile(1.0, [1.0, -2.0], 98, 5, 8), "k=-2.0 must be > 0"),
+    (lambda: dm.privacy_profile(1.0, 20.6, [98, 99], 5, 8), "N=.* must be a scalar"),
     (lambda: dm.privacy_profile(1.0, 20.6, 98, 5, 0), ">= 1"),
     (lambda: dm.privacy_profile(1.0, 20.6, 98, 5, 20), "no two adjacent databases have different count vectors"),
     (lambda: dm.privacy_profile(1.0, 20.6, 98.5, 5, 8), "whole number"),
-    (lambda: dm.privacy_profile(1.0, 20.6, 10**8, 2, 1), "scanning"),
+    (lambda: dm.privacy_profile(1.0, 20.6, 2**53 + 2, 2, 1), "2\\*\\*53"),
+    (lambda: dm.profile_pairs(10**8, 2, 1), "to list"),
     (lambda: dm.epsilon_for_delta(0.0, 20.6, 98, 5, 8), "0 < delta < 1"),
     (lambda: dm.epsilon_for_delta(1.0, 20.6, 98, 5, 8), "0 < delta < 1"),
     (lambda: dm.epsilon_for_delta(np.inf, 20.6, 98, 5, 8), "finite"),
@@ -136,3 +143,146 @@ def test_papers_epsilon_delta_hold_on_the_grade_parameters():
 def test_bad_input_rejected(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ---------------------------------------------------------------- n = 2: branch and bound
+# (k, N, m) over small, medium and huge k, the smallest m, a tenth, a quarter and m next to
+# N/2 (the flat case), and epsilons from 0 (the tie of total variation) to far in the tail.
+GRID2 = [(k, N, m) for N in (5, 9, 40, 301, 2000) for m in sorted({1, 2, N // 10 or 1, N // 4 or 1,
+                                                                  (N - 1) // 2})
+         for k in (0.01, 0.7, 6.0, 150.0, 1e5) if N >= 2 * m + 1]
+EPS2 = np.array([0.0, 1e-7, 1e-3, 0.1, 0.5, 1.0, 2.5, 6.0, 20.0])
+
+
+@pytest.mark.parametrize("k, N, m", GRID2)
+def test_two_categories_equal_the_full_scan(k, N, m, monkeypatch):
+    # privacy_profile (branch and bound, forced also below _SCAN pairs) against every pair
+    # evaluated (the scan it replaced), to the last bit.  A bound taken at the wrong corner of
+    # a block, (c1, N - c0), a margin of the wrong sign, or a search that stops at the first
+    # local maximum drops a pair somewhere on this grid only if that pair is not the maximum;
+    # the synthetic test below catches those.
+    monkeypatch.setattr(pr, "_SCAN", 0)
+    got = dm.privacy_profile(EPS2, k, N, 2, m)
+    assert np.array_equal(got, bf.profile_scan(EPS2, k, N, 2, m))
+
+
+@pytest.mark.parametrize("N, m, k", [(5000, 1, 40.0), (5000, 500, 2000.0), (30000, 7000, 0.3),
+                                     (30000, 13900, 3e5)])
+def test_two_categories_above_the_scan_size_equal_the_full_scan(N, m, k):
+    # the default path (branch and bound once N - 2m > _SCAN) against the full scan
+    assert N - 2 * m > pr._SCAN
+    assert np.array_equal(dm.privacy_profile(EPS2, k, N, 2, m), bf.profile_scan(EPS2, k, N, 2, m))
+
+
+def test_two_categories_worst_pair_is_c_i_equal_m_for_positive_epsilon():
+    # Where the maximum sits (full scan): c_i = m (a record joins the category at the minimum)
+    # for every eps > 0, strictly above the reverse move c_i = N - m - 1, which ties with it
+    # at eps = 0 (total variation is symmetric).  The wrong rule "c_i = N - m - 1" and the
+    # infeasible n >= 3 pair (m, m + 1) both fail here.
+    for k, N, m in GRID2:
+        if N - 2 * m < 2:
+            continue
+        for eps in (1e-7, 1e-3, 0.1, 0.5, 2.5, 6.0, 20.0):
+            c_i = np.array([m, N - m - 1.0])
+            h_end = pr._pair_profile(np.array([eps]), c_i, N - c_i, k, N)[0]
+            if not 1e-280 < h_end[0] < 1 - 1e-6:
+                continue                      # underflow or saturation (H = 1): no location
+            assert bf.profile_argmax(eps, k, N, m) == m
+            assert h_end[1] < h_end[0]
+            assert pr._pair_profile(np.array([eps]), np.array([m]), np.array([m + 1.0]), k,
+                                    N)[0, 0] > h_end[0]
+
+
+@pytest.mark.parametrize("peak", [1, 17, 40, 63, 99])
+def test_branch_and_bound_finds_an_interior_maximum(peak):
+    # A synthetic value f(c_i) g(c_j), decreasing in each count, whose restriction to the line
+    # c_i + c_j = N peaks at c_i = m + peak: the ends alone, a bound at the wrong corner or a
+    # margin of the wrong sign would all miss it.  Also: fewer evaluations than a scan.
+    N, m = 1000, 10
+    c_star = m + peak
+    f = lambda c: np.exp(-0.3 * np.maximum(c - c_star, 0) - 1e-3 * c)
+    g = lambda c: np.exp(-0.3 * np.maximum(c - (N - c_star), 0) - 1e-3 * c)
+    value = lambda ci, cj: (f(ci) * g(cj))[None, :] * np.array([[1.0], [0.5]])
+    best, used = pr._branch_and_bound(value, N, m, N - m - 1)
+    c = np.arange(m, N - m, dtype=float)
+    scan = value(c, N - c).max(axis=1)
+    assert np.array_equal(best, scan) and np.argmax(value(c, N - c)[0]) == peak
+    assert used < (N - 2 * m) / 3
+
+
+@pytest.mark.parametrize("m", [1, 10**8, 2 * 10**8 + 5 * 10**7, 5 * 10**8 - 10**4])
+def test_two_categories_at_a_billion_records_need_few_evaluations(m):
+    # the point of the method: at N = 1e9 at most a few thousand pairs (the budget 1024 plus
+    # the blocks still above the best value by more than the margin), not up to 1e9
+    N = 10**9
+    for k in (1e3, 1e8):
+        for eps in (0.0, 1e-6, 0.5):
+            best, used = pr._two_category_max(np.array([eps]), k, N, m)
+            pair = pr._pair_profile(np.array([eps]), np.array([float(m)]), np.array([N - m + 0.0]),
+                                    k, N)[0, 0]
+            assert used < 3000 and best[0] >= pair
+
+
+def test_flat_profile_stops_at_the_margin_from_above():
+    # m = N/2 - 3000: 6000 pairs within 1e-6 of each other; the result is the scan's maximum
+    # or above it by at most the margin 1e-6, never below (sound)
+    N, m = 10**6, 5 * 10**5 - 3000
+    for k, eps in ((1e6, 0.0), (1e6, 1e-6), (3e4, 0.0)):
+        got = dm.privacy_profile(eps, k, N, 2, m)
+        scan = bf.profile_scan(eps, k, N, 2, m)
+        assert scan <= got <= scan * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("N, m, k", [(40, 4, 6.0), (301, 30, 150.0), (2000, 500, 1e5),
+                                     (2000, 999, 0.7), (9, 1, 0.01)])
+def test_epsilon_for_delta_equals_the_full_scan(N, m, k, monkeypatch):
+    # new: Brent on the pair (m, N - m), checked by branch and bound; old: Brent on the scan.
+    # Same bracket and tolerances, so the same iterates while the pair is the worst:
+    # agreement to 1e-12 relative (the test allows Brent's own tolerance, 2e-12 + 2e-12 |eps|).
+    monkeypatch.setattr(pr, "_SCAN", 0)
+    for d in (0.3, 1e-2, 1e-6, 1e-12):
+        got = dm.epsilon_for_delta(d, k, N, 2, m)
+        ref = bf.epsilon_for_delta_scan(d, k, N, 2, m)
+        assert abs(got - ref) <= 2e-12 * (1 + abs(ref))
+
+
+def test_k_broadcasts_with_epsilon_and_delta():
+    eps = np.array([[0.2], [1.0]])
+    ks = np.array([5.0, 20.6, 80.0])
+    out = dm.privacy_profile(eps, ks, 98, 2, 8)
+    assert out.shape == (2, 3)
+    for a, e in enumerate(eps[:, 0]):
+        for b, kk in enumerate(ks):
+            assert out[a, b] == dm.privacy_profile(e, kk, 98, 2, 8)
+    inv = dm.epsilon_for_delta(1e-3, ks, 98, 5, 8)
+    assert inv.shape == (3,) and np.all(np.diff(inv) > 0)
+    assert inv[1] == dm.epsilon_for_delta(1e-3, 20.6, 98, 5, 8)
+
+
+def test_branch_and_bound_on_a_flat_line_returns_a_bound_within_the_margin():
+    # f(c_i) g(c_j) = exp(-1e-12 (c_i + c_j)) is the same on the whole line c_i + c_j = N, but
+    # every block's bound is above it: past the budget the search stops with a bound at most
+    # 1e-6 above the maximum (never below), after about the budget's number of evaluations
+    N, m = 10**7, 10
+    value = lambda ci, cj: np.exp(-1e-12 * (ci + cj))[None, :]
+    best, used = pr._branch_and_bound(value, N, m, N - m - 1)
+    exact = np.exp(-1e-12 * N)
+    assert exact <= best[0] <= exact * (1 + 1e-6) and best[0] > exact
+    assert pr._BUDGET < used < 2 * pr._BUDGET
+
+
+@pytest.mark.parametrize("k, m, d", [(1.5e7, 10**8, 1e-6), (1e9, 499 * 10**6, 1e-5)])
+def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
+    # N = 1e9 at tiny epsilon: H of other pairs exceeds the pair (m, N - m) by rounding noise
+    # (1e-8 relative) or a flat block's bound by the margin (1e-6), so the root on that pair is
+    # not accepted; the result must be an epsilon where the whole profile is <= delta (sound),
+    # above the pair's root and within 1e-5 relative of it (a fallback that returned the pair's
+    # root, or stepped without bound, fails)
+    N = 10**9
+    pair = lambda e: pr._pair_profile(np.array([e]), np.array([float(m)]), np.array([N - m + 0.0]),
+                                      k, N)[0, 0]
+    e_pair = pr._root(pair, d)
+    assert pr._two_category_max(np.array([e_pair]), k, N, m)[0][0] > max(pair(e_pair), d)
+    got = dm.epsilon_for_delta(d, k, N, 2, m)
+    assert dm.privacy_profile(got, k, N, 2, m) <= d
+    assert e_pair < got <= e_pair * (1 + 1e-5)

@@ -108,3 +108,50 @@ def max_hockey_stick(epsilon: float, k: float, N: int, n: int, min_count: int = 
         if value > best[0]:
             best = (value, c, cp)
     return best
+
+
+def profile_scan(epsilon, k: float, N: int, n: int, min_count: int):
+    """The tight privacy profile by the full scan it replaced: max of H over every (c_i, c_j).
+
+    n = 2: every c_i in [m, N - m - 1] with c_j = N - c_i (N - 2m pairs); n >= 3: the
+    pair (m, m + 1) of the post-processing argument.  One vectorised Beta-tail
+    evaluation per pair, no branch and bound: the twin that ``privacy_profile`` must
+    equal (book: "The tight privacy profile", the worst pair for two categories).
+    """
+    from ..profile import _pair_profile
+    eps = np.atleast_1d(np.asarray(epsilon, float))
+    if n >= 3:
+        c_i = np.array([float(min_count)])
+        c_j = c_i + 1
+    else:
+        c_i = np.arange(min_count, N - min_count, dtype=float)
+        c_j = N - c_i
+    best = np.zeros(eps.shape)
+    for lo in range(0, len(c_i), 100_000):
+        h = _pair_profile(eps, c_i[lo:lo + 100_000], c_j[lo:lo + 100_000], float(k), N)
+        best = np.maximum(best, h.max(axis=1))
+    return best if np.ndim(epsilon) else float(best[0])
+
+
+def profile_argmax(epsilon: float, k: float, N: int, min_count: int) -> int:
+    """n = 2: the c_i in [m, N - m - 1] of the largest H_eps(c_i, N - c_i), by full scan
+    (the first one on a tie)."""
+    from ..profile import _pair_profile
+    c_i = np.arange(min_count, N - min_count, dtype=float)
+    h = _pair_profile(np.array([float(epsilon)]), c_i, N - c_i, float(k), N)[0]
+    return int(c_i[np.argmax(h)])
+
+
+def epsilon_for_delta_scan(delta: float, k: float, N: int, n: int, min_count: int) -> float:
+    """The inverse of ``profile_scan`` as ``epsilon_for_delta`` did it before: Brent's method
+    (tolerances 1e-12) on the full scan at every step."""
+    from scipy.optimize import brentq
+
+    def gap(e):
+        return profile_scan(e, k, N, n, min_count) - delta
+    if gap(0.0) <= 0:
+        return 0.0
+    hi = 1.0
+    while gap(hi) > 0:
+        hi *= 2
+    return brentq(gap, hi / 2 if hi > 1 else 0.0, hi, xtol=1e-12, rtol=1e-12)

@@ -116,10 +116,12 @@ def hockey_stick(epsilon, counts, counts_prime, k):
         p = (k * c[j] / N, k * c[i] / N)
         q = (k * cp[j] / N, k * cp[i] / N)
 
+        log_beta = {ab: mp.log(mp.beta(*ab)) for ab in (p, q)}   # once, not per point
+
         def log_dens(z, ab):
             # density of z = logit(B) for B ~ Beta(ab): b^a (1-b)^beta / B(a, beta)
             log_b, log_1mb = -mp.log1p(mp.exp(-z)), -mp.log1p(mp.exp(z))
-            return ab[0] * log_b + ab[1] * log_1mb - mp.log(mp.beta(*ab))
+            return ab[0] * log_b + ab[1] * log_1mb - log_beta[ab]
 
         def gap(z):
             return log_dens(z, p) - log_dens(z, q) - eps
