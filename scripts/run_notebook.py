@@ -2,8 +2,9 @@
 
 Usage: .venv/bin/python scripts/run_notebook.py book/NAME.ipynb [more.ipynb ...]
 
-Cell timing metadata is dropped, so that a re-executed notebook differs from the
-committed one only where an output changed (the notebooks are deterministic).
+Cell timing metadata is dropped and consecutive chunks of one stream are joined (how the
+kernel splits printed text depends on timing), so that a re-executed notebook differs from
+the committed one only where an output changed (the notebooks are deterministic).
 """
 import sys
 from pathlib import Path
@@ -18,6 +19,21 @@ def strip_timing(nb) -> None:
         cell.metadata.pop("execution", None)
 
 
+def join_streams(nb) -> None:
+    """Merge consecutive stdout (or stderr) outputs of a cell into one, as nbval compares them."""
+    for cell in nb.cells:
+        joined = []
+        for out in cell.get("outputs", []):
+            if (joined and out.get("output_type") == "stream"
+                    and joined[-1].get("output_type") == "stream"
+                    and joined[-1].get("name") == out.get("name")):
+                joined[-1]["text"] += out["text"]
+            else:
+                joined.append(out)
+        if cell.get("outputs"):
+            cell["outputs"] = joined
+
+
 if __name__ == "__main__":
     for name in sys.argv[1:]:
         path = Path(name).resolve()
@@ -25,5 +41,6 @@ if __name__ == "__main__":
         NotebookClient(nb, timeout=600, kernel_name="python3",
                        resources={"metadata": {"path": str(path.parent)}}).execute()
         strip_timing(nb)
+        join_streams(nb)
         nbformat.write(nb, path)
         print(f"executed {path.name}")
