@@ -280,7 +280,8 @@ def test_book_lines_link_to_chapters():
     assert titles, "no chapter titles found"
     lines = ['Algorithm 2.  Book: "Private transition', 'matrices".']
     assert ext.book_links(lines, "dpmarkov.chain", titles) == ["book/private_chains"]
-    assert ext.book_links(["no book line"], "dpmarkov.baselines", titles) == ["book/baselines"]
+    assert ext.book_links(["no book line"], "dpmarkov.baselines", titles) == [
+        "book/baselines", "book/baselines_experiments"]
     for docs in ext.MODULE_CHAPTERS.values():
         for doc in docs:
             assert (ROOT / f"{doc}.ipynb").is_file(), doc
