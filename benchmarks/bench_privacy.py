@@ -157,7 +157,7 @@ def main():
         value = fn()
         print(f"    {name:52s} = {value:.6g}   {best_of(fn, 3):7.3f} s")
 
-    print("(c) tight privacy profile (n = 2 scans every adjacent pair)")
+    print("(c) tight privacy profile (n = 2 by branch and bound: see bench_profile.py)")
     for n in (2, 3):
         for NN in (10**5,):
             m = int(dm.min_count(0.1, NN))
