@@ -74,11 +74,13 @@ case "$cmd" in
     echo "== book build from the stored outputs (warnings as errors), beside the tests =="
     status=0
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
-    build_book . --config _build/_config_stored_outputs.yml --all -W -n --keep-going \
-      >_build/book-build.log 2>&1 &
+    nice -n 10 "$VENV/bin/jupyter-book" build . --path-output . \
+      --config _build/_config_stored_outputs.yml --all -W -n --keep-going \
+      >_build/book-build.log 2>&1 &        # niced: it fills the cores the tests leave idle
     build=$!
     echo "== unit tests and nbval on every notebook (each executed once) =="
-    "$PY" -m pytest -n 2 --dist loadfile tests book/*.ipynb --nbval \
+    # the notebooks first: the longest items start early and short unit tests fill the end
+    "$PY" -m pytest -n 2 --dist loadfile book/*.ipynb tests --nbval \
       --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider \
       --ignore tests/test_reader.py || status=$?
     wait "$build" || { status=1; tail -n 40 _build/book-build.log; echo "book build failed" >&2; }
