@@ -154,13 +154,21 @@ def _score(frac_a, frac_b, m, eps, z):
     return _wilson(frac_a, m, z, False) - np.exp(eps) * _wilson(frac_b, m, z, True)
 
 
-def _best_threshold(a, b, eps, z):
-    """The t maximising ``_score`` of T = {s > t} on the sorted samples a, b; (t, score)."""
+def _threshold_table(a, b, z):
+    """The sets T = {s > t} on the sorted samples a, b: every candidate t, with the Wilson
+    lower bound on its frequency in a and upper bound in b (what ``_score`` combines).
+    They do not depend on epsilon, so they are computed once for every epsilon audited."""
     m = a.size
     candidates = np.concatenate([[-np.inf], a])
     frac_a = 1 - np.searchsorted(a, candidates, side="right") / m
     frac_b = 1 - np.searchsorted(b, candidates, side="right") / m
-    gain = _score(frac_a, frac_b, m, eps, z)
+    return candidates, _wilson(frac_a, m, z, False), _wilson(frac_b, m, z, True)
+
+
+def _best_threshold(table, eps):
+    """The t maximising ``_score`` over a ``_threshold_table`` at eps; (t, score)."""
+    candidates, low_a, high_b = table
+    gain = low_a - np.exp(eps) * high_b
     best = int(np.argmax(gain))
     return float(candidates[best]), float(gain[best])
 
@@ -252,14 +260,18 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
             atom_views[coord] = (atoms, {"c": fc, "c'": fa})
     other = {"c": "c'", "c'": "c"}
     z = float(norm.isf(alpha / 2))
+    tables = {d: (_threshold_table(choose[d], choose[other[d]], z),                   # s > t
+                  _threshold_table(-choose[d][::-1], -choose[other[d]][::-1], z))    # s < t
+              for d in DIRECTIONS}
     results = []
     for eps in eps_values:
         w = float(np.exp(eps))
         best = None                                    # (value, direction, kind, t, coord, atoms)
         for d in DIRECTIONS:
-            t, val = _best_threshold(choose[d], choose[other[d]], eps, z)
+            above, below = tables[d]
+            t, val = _best_threshold(above, eps)
             cands = [(val, d, "above", t, None, None)]
-            t, val = _best_threshold(-choose[d][::-1], -choose[other[d]][::-1], eps, z)
+            t, val = _best_threshold(below, eps)
             cands.append((val, d, "below", -t, None, None))
             for coord, (atoms, freq) in atom_views.items():
                 gain = freq[d] - w * freq[other[d]]
