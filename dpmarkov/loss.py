@@ -18,7 +18,7 @@ import numpy as np
 from . import _checks
 from .mechanism import log_density
 from .privacy import (_design, _exact_loss, _finite, _increment_difference, _k_scale_ok,
-                      min_count)
+                      _output_term, min_count)
 
 
 @_checks.public
@@ -76,11 +76,6 @@ def loss_data_term(c_i, c_j, k, N):
     h = k / N
     out = _increment_difference(h * c_i, h * (c_j - 1), h)
     return _finite("the data term", out, k)
-
-
-def _output_term(h, n, gamma):
-    """sup over Omega_1 of h*(log x_j - log x_i) = h log((1-(n-1)gamma)/gamma)."""
-    return h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
 
 
 def _pairs_exist(N, n, m, what):

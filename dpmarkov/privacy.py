@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import betainc, betaln, digamma, gammaln, polygamma, zeta
+from scipy.special import betainc, betaln, digamma, gammaln, zeta
 
 from . import _checks
 from .accuracy import _SERIES_FROM, _lgamma_remainder
@@ -125,6 +125,11 @@ def _design(k, eta, N, n, gamma, *, assumption_4=True):
     return k, eta, N, n, gamma
 
 
+def _output_term(h, n, gamma):
+    """sup over Omega_1 of h*(log x_j - log x_i) = h log((1-(n-1)gamma)/gamma): eq. (6)'s second term."""
+    return h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
+
+
 def _eq6_interval_ok(eta, N):
     """eq. (6) needs 3 eta + 1/N <= 1 (the proof's interval [eta + 1/N, 1 - 2 eta - 1/N])."""
     bad = 3 * eta + 1 / N > 1 + 1e-12
@@ -162,7 +167,7 @@ def epsilon_paper(k, eta, N, n, gamma):
     a, b = k * eta, k * (1 - 2 * eta)
     beta_term = _increment_difference(b - h, a, h)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = beta_term + h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
+        out = beta_term + _output_term(h, n, gamma)
     return _finite("epsilon", out, k)
 
 
@@ -562,8 +567,7 @@ def _exact_loss(k, N, n, gamma, m):
     h = k / N
     big = N - (n - 1) * m
     with np.errstate(over="ignore", invalid="ignore"):
-        return (_increment_difference(h * (big - 1), h * m, h)
-                + h * (np.log1p(-(n - 1) * gamma) - np.log(gamma)))
+        return _increment_difference(h * (big - 1), h * m, h) + _output_term(h, n, gamma)
 
 
 @_checks.public
@@ -600,7 +604,7 @@ def epsilon(k, eta, N, n, gamma):
                                   np.concatenate([k * eta, (h * m)[pairs]]),
                                   np.concatenate([h, h[pairs]]))
     with np.errstate(over="ignore", invalid="ignore"):
-        output = h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
+        output = _output_term(h, n, gamma)
         out = diffs[:h.size] + output
         out[pairs] = np.maximum(out[pairs], diffs[h.size:] + output[pairs])
     return _finite("epsilon", out.reshape(shape), k.reshape(shape))

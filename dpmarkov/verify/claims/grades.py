@@ -6,7 +6,7 @@ from math import comb
 import numpy as np
 
 from ... import accuracy, privacy, profile, simplex, _checks
-from .. import highprec
+from .. import bruteforce, highprec
 from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, PRIV_DELTA, PRIV_PROFILE, GRADES, _claim,
                     agrees)
 from ._shared import ILLUSTRATIVE_GRADES
@@ -87,22 +87,12 @@ def _sec61_eps():
             and agrees(privacy.k_for_epsilon_paper(2.255, **GRADE), "21.01"))
 
 
-def _compositions(total, parts, lowest):
-    """Every vector of ``parts`` integers >= lowest summing to ``total`` (stars and bars)."""
-    from itertools import combinations
-    spare = total - parts * lowest
-    bars = np.array(list(combinations(range(spare + parts - 1), parts - 1)), dtype=int)
-    edges = np.hstack([np.full((len(bars), 1), -1), bars,
-                       np.full((len(bars), 1), spare + parts - 1)])
-    return np.diff(edges, axis=1) - 1 + lowest
-
-
 @_claim("sec6.1-kl", "Sec. 6.1", "At the smallest epsilon the mean KL divergence is 0.103.",
         "consistency", "holds",
         "the counts are unpublished, but Theorem 2 at k = 20.6 rounds to 0.103 for 56% of the "
         "557,845 count vectors Assumption 3 allows (range 0.102-0.107)", GRADES)
 def _sec61_kl():
-    allowed = _compositions(98, 5, GRADE_MIN_COUNT)
+    allowed = bruteforce.composition_array(98, 5, GRADE_MIN_COUNT)
     kl = accuracy.expected_kl(allowed / 98.0, 20.6)
     share = float(np.mean(np.round(kl, 3) == 0.103))
     return (dict(count_vectors=len(allowed), share_rounding_to_0_103=share,
