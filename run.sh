@@ -77,9 +77,10 @@ case "$cmd" in
     export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
     status=0
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
-    nice -n 10 "$VENV/bin/jupyter-book" build . --path-output . \
-      --config _build/_config_stored_outputs.yml --all -W -n --keep-going \
-      >_build/book-build.log 2>&1 &        # niced: it fills the cores the tests leave idle
+    # niced: it fills the cores the tests leave idle
+    ( renice -n 10 -p "$BASHPID" >/dev/null
+      build_book . --config _build/_config_stored_outputs.yml --all -W -n --keep-going
+    ) >_build/book-build.log 2>&1 &
     build=$!
     echo "== unit tests and nbval on every notebook (each executed once) =="
     # the notebooks first: the longest items start early and short unit tests fill the end
