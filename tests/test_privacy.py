@@ -46,9 +46,10 @@ def test_grid_is_large_and_reaches_the_extremes():
 
 
 def test_epsilon_matches_mpmath_twin_over_extreme_grid():
-    # The float path avoids cancellation (Stirling / Taylor increments of log Gamma);
-    # the twin is the naive formula at 60 digits.  Measured worst relative error is
-    # about 4e-13 (at N = 1e8, small k); we require 1e-11.
+    # The float path avoids cancellation (increments of log Gamma from Stirling's series,
+    # lgamma_increment_scaled); the twin is the naive formula at 60 digits.  Measured worst
+    # relative error is about 5e-15 (1.5e-14 with the Taylor branch used before); we
+    # require 1e-11.
     worst = 0.0
     for k, eta, N, n, g in GRID:
         exact = highprec.epsilon(k, eta, N, n, g)
@@ -77,6 +78,51 @@ def test_lgamma_increment_against_mpmath(x, h):
         exact = mp.loggamma(mp.mpf(x) + mp.mpf(h)) - mp.loggamma(mp.mpf(x))
     got = lgamma_increment(x, h)
     assert abs(got - float(exact)) <= 1e-13 * abs(float(exact)) + 1e-300
+
+
+_XS = [1e-300, 1e-20, 1e-3, 0.7, 1.0, 1.5, 3.3, 9.99, 10.0, 30.0, 1e4, 1e8, 1e150, 1e308]
+_TS = [0.0, 1e-300, 1e-100, 1e-17, 1e-9, 1e-4, 0.1, 1.0, 10.0, 1e3,
+       -1e-9, -0.3, -0.5, -0.7, -0.999999]
+
+
+def test_lgamma_increment_scaled_within_its_error_bound():
+    # [log Gamma(x+h) - log Gamma(x)]/h over x from 1e-300 to 1e308 and t = h/x from 1e-300
+    # to 1e3 and down to -0.999999 (renyi takes negative steps), h = 0 giving psi(x), in one
+    # broadcast call, against mpmath with enough digits for the difference (50 + log10(x/h));
+    # for |t| <= 1e-20 the reference is psi(x) + h psi'(x)/2 (the next term is below t^2 psi).
+    # The bound is the docstring's, |error| <= 32u (P + S) with S the shift sum of step 2 and
+    # P = exact + S; the largest error seen is 1/14 of it.  Wrong formulas
+    # it rules out: (1 + t) log1p(t)/t without the -1/(2y) of Stirling (error 1/(2y) >= 0.05/10);
+    # the remainder's derivative -ab sum c_j p_j b^(p_j - 1) in place of its difference quotient
+    # (off at t >= 1); the shift sum added instead of subtracted; no swap of a step h < -x/2
+    # (log1p(h/x) with h/x = -0.999999 rounded: 1e-10 relative at x = 1); the Taylor branch it
+    # replaced cut to its digamma term (off by h psi'(x)/2 at t = 1e-4); and the increment taken
+    # as the difference of two log Gamma values (cancellation at t <= 1e-9).
+    from dpmarkov.privacy import lgamma_increment_scaled
+    pts = [(x, x * t) for x in _XS for t in _TS
+           if np.isfinite(x * t) and (t == 0 or abs(x * t) >= np.finfo(float).tiny)]
+    x, h = np.array(pts).T
+    got = lgamma_increment_scaled(x, h)
+    # the same bits one point at a time (privacy_profile's branch and bound compares batches
+    # bit for bit; np.sum over the shift terms, pairwise for a single column, would not be)
+    assert all(lgamma_increment_scaled(xi, hi) == gi for xi, hi, gi in zip(x, h, got))
+    u = 2.0 ** -53
+    for xi, hi, gi in zip(x, h, got):
+        t = hi / xi
+        digits = 0 if abs(t) <= 1e-20 else math.log10(max(1.0, 1.0 + t)) - math.log10(abs(t))
+        with mp.workdps(50 + math.ceil(max(digits, 0))):
+            X, H = mp.mpf(xi), mp.mpf(hi)
+            if abs(t) <= 1e-20:
+                exact = mp.digamma(X) + H * mp.psi(1, X) / 2
+            else:
+                exact = (mp.loggamma(X + H) - mp.loggamma(X)) / H
+            if H < -X / 2:                       # step 1 of the docstring: (x + h, -h)
+                X, H = X + H, -H
+            base = X + min(H, 0)
+            m = math.ceil(10 - base) if base < 10 else 0
+            S = sum(1 / (X + i) if H == 0 else mp.log1p(H / (X + i)) / H for i in range(m))
+            bound = 32 * u * (exact + 2 * S)     # 32u (P + S) with P = exact + S
+            assert abs(gi - exact) <= bound, (xi, hi, gi, float(exact), float(bound))
 
 
 # --- monotonicity in k ----------------------------------------------------------------------
