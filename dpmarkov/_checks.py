@@ -70,9 +70,12 @@ def _real_float_array(name: str, value) -> np.ndarray:
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name}={value!r} is a string: pass a number, not text")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")        # e.g. numpy's ragged-array deprecation
-            arr = np.asarray(value)
+        if isinstance(value, (np.ndarray, float, int)):
+            arr = np.asarray(value)                # no nesting: nothing to warn about
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")    # e.g. numpy's ragged-array deprecation
+                arr = np.asarray(value)
     except (ValueError, TypeError, Warning) as err:
         raise ValueError(f"{name}={show(value)} is not a rectangular array of numbers "
                          f"(nested lists of unequal length?): {err}") from err
@@ -109,7 +112,7 @@ def _real_float_array(name: str, value) -> np.ndarray:
 def as_float_array(name: str, value) -> np.ndarray:
     """``value`` as a float array of real, finite numbers (see the module docstring)."""
     arr = _real_float_array(name, value)
-    if arr.size and not np.all(np.isfinite(arr)):
+    if arr.size and not np.isfinite(arr).all():
         bad = _first_bad(arr, ~np.isfinite(arr))
         raise ValueError(f"{name} contains {bad!r}: every entry must be finite")
     if arr.size > MAX_ELEMENTS:
@@ -146,7 +149,7 @@ def positive(name: str, value) -> np.ndarray:
     """Finite and strictly positive, elementwise."""
     arr = as_float_array(name, value)
     bad = arr <= 0
-    if np.any(bad):
+    if bad.any():
         raise ValueError(f"{name}={_first_bad(arr, bad)!r} must be > 0")
     return arr
 
@@ -154,7 +157,7 @@ def positive(name: str, value) -> np.ndarray:
 def at_least_tiny(name: str, value: np.ndarray, derived: np.ndarray, what: str) -> None:
     """Refuse a ``value`` whose ``derived`` parameters fall below the smallest normal double."""
     bad = derived < TINY
-    if np.any(bad):
+    if bad.any():
         raise ValueError(f"{name}={_first_bad(np.broadcast_to(value, bad.shape), bad)!r} gives "
                          f"{what}={_first_bad(derived, bad)!r}, below the smallest normal double "
                          f"{TINY:.3g}: too small to compute with")
@@ -163,11 +166,11 @@ def at_least_tiny(name: str, value: np.ndarray, derived: np.ndarray, what: str) 
 def integer_at_least(name: str, value, lowest: int) -> np.ndarray:
     """Whole numbers (int or integral float) that are >= ``lowest``."""
     arr = as_float_array(name, value)
-    bad = arr != np.round(arr)
-    if np.any(bad):
+    bad = arr != np.rint(arr)
+    if bad.any():
         raise ValueError(f"{name}={_first_bad(arr, bad)!r} must be a whole number")
     bad = arr < lowest
-    if np.any(bad):
+    if bad.any():
         raise ValueError(f"{name}={_first_bad(arr, bad)!r} must be >= {lowest}")
     return arr
 
@@ -269,7 +272,7 @@ def counts_array(name: str, counts, *, min_categories: int = 2) -> np.ndarray:
     bad = arr < 0
     if np.any(bad):
         raise ValueError(f"{name} contains {_first_bad(arr, bad)!r}: counts must be >= 0")
-    bad = arr != np.round(arr)
+    bad = arr != np.rint(arr)
     if np.any(bad):
         raise ValueError(
             f"{name} contains {_first_bad(arr, bad)!r}: counts must be whole numbers")
@@ -298,7 +301,7 @@ def eta_ok(eta) -> np.ndarray:
     """Assumption 3: 0 < eta < 1/4."""
     arr = as_float_array("eta", eta)
     bad = (arr <= 0) | (arr >= 0.25)
-    if np.any(bad):
+    if bad.any():
         raise ValueError(f"eta={_first_bad(arr, bad)!r} must satisfy 0 < eta < 1/4 (Assumption 3)")
     return arr
 
@@ -307,7 +310,7 @@ def k_meets_assumption_4(k: np.ndarray, eta: np.ndarray) -> None:
     """Assumption 4: k >= 3/(2*eta) (a relative slack of 1e-12 absorbs rounding)."""
     k_min = 1.5 / eta
     bad = np.broadcast_to(k, np.broadcast(k, k_min).shape) < k_min * (1 - REL_SLACK)
-    if np.any(bad):
+    if bad.any():
         kb = _first_bad(np.asarray(k), bad)
         mb = _first_bad(np.asarray(k_min), bad)
         raise ValueError(f"k={kb!r} is below 3/(2*eta)={mb:.6g} (Assumption 4)")
@@ -323,12 +326,12 @@ def gamma_ok(gamma, n: np.ndarray) -> np.ndarray:
     g = positive("gamma", gamma)
     upper = 1.0 / (n - 1)
     bad = g > upper
-    if np.any(bad):
+    if bad.any():
         raise ValueError(
             f"gamma={_first_bad(g, bad)!r} exceeds 1/(n-1)={_first_bad(upper, bad):.6g} "
             "(Assumption 2)")
     bad = g >= 1.0 / n
-    if np.any(bad):
+    if bad.any():
         raise ValueError(
             f"gamma={_first_bad(g, bad)!r} is >= 1/n={_first_bad(1.0 / n, bad):.6g}: "
             "then Omega_1 = {x : every x_i >= gamma} has probability 0 and delta = 1 "
@@ -359,7 +362,7 @@ def design_ok(eta: np.ndarray, N: np.ndarray, n: np.ndarray) -> None:
     """Some count vector of N records in n categories has every count >= eta*N."""
     smallest = min_count(eta, N)
     bad = n * smallest > N
-    if np.any(bad):
+    if bad.any():
         raise ValueError(
             f"no count vector of N={_first_bad(N, bad):.0f} records in n={_first_bad(n, bad):.0f} "
             f"categories has every count >= eta*N with eta={_first_bad(eta, bad)!r} "
@@ -381,7 +384,7 @@ def _all_finite(result) -> bool:
         return True
     if isinstance(result, (float, np.floating, np.ndarray)):
         arr = np.asarray(result)
-        return arr.dtype.kind not in "fc" or bool(np.all(np.isfinite(arr)))
+        return arr.dtype.kind not in "fc" or bool(np.isfinite(arr).all())
     if isinstance(result, tuple):
         return all(_all_finite(r) for r in result)
     return True

@@ -18,7 +18,8 @@ import numpy as np
 
 from . import _checks
 from .chain import check_counts, check_support, check_support_border
-from .privacy import bound_name as _bound_name
+from .privacy import BOUND_CORRECTED, BOUND_EQ6
+from .privacy import _epsilon_and_delta
 from .privacy import delta as _delta
 from .privacy import epsilon as _epsilon
 
@@ -68,21 +69,18 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     another row, two rows change and the guarantee degrades (book: about
     eps_i + eps_l); see the chapter "Private transition matrices".
     """
-    check_support(counts, support)
-    arr = check_counts(counts)
+    arr, mask, N = _counts_on_support(counts, support)
     n = arr.shape[0]
     k_rows, eta_rows, gamma_rows = (_per_row(name, v, n) for name, v in
                                     (("k", k), ("eta", eta), ("gamma", gamma)))
-    N = arr.sum(axis=1)
-    n_rows = np.asarray(support).sum(axis=1)
+    n_rows = _row_sizes(mask)
+    _border_ok(arr, mask, N, eta_rows)
     eps = np.zeros(n)
     dlt = np.zeros(n)
-    check_support_border(arr, eta_rows)
     rows = np.flatnonzero(n_rows >= 2)
     args = (k_rows[rows], eta_rows[rows], N[rows], n_rows[rows], gamma_rows[rows])
     try:
-        eps[rows] = _epsilon(*args)
-        dlt[rows] = _delta(*args)
+        eps[rows], dlt[rows] = _epsilon_and_delta(*args)
     except ValueError:
         for i in rows:          # name the first row that fails
             try:
@@ -92,9 +90,54 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
                 raise ValueError(f"row {i} (N_i={N[i]:.0f}, n_i={n_rows[i]}): {err}") from err
         raise
     bounds = np.full(n, BOUND_NONE, dtype=object)
-    if rows.size:
-        bounds[rows] = np.atleast_1d(_bound_name(n_rows[rows]))
+    bounds[rows] = np.where(n_rows[rows] == 2, BOUND_CORRECTED, BOUND_EQ6)
     return ChainPrivacy(float(eps.max()), float(dlt.max()), eps, dlt, n_rows, bounds)
+
+
+def _counts_on_support(counts, support):
+    """``check_support`` and ``check_counts`` of chain_privacy: (counts, support, N_i).
+
+    A float or integer (n, n) array with a boolean support of its shape is checked in a
+    few passes: row totals finite, every entry >= 0 and whole, positive exactly on the
+    support, every row with data.  Anything else, or anything that fails, goes through
+    ``check_support`` and ``check_counts``, which accept or raise the message that names
+    the parameter, the value and the rule.
+    """
+    if (type(counts) is np.ndarray and type(support) is np.ndarray
+            and counts.dtype.kind in "fiu" and counts.dtype.itemsize <= 8
+            and support.dtype == bool and counts.ndim == 2 and counts.shape == support.shape
+            and counts.shape[0] == counts.shape[1] and 0 < counts.size <= _checks.MAX_ELEMENTS):
+        arr = counts.astype(float, copy=False)
+        with np.errstate(all="ignore"):            # a failure is refused below, then named
+            N = arr.sum(axis=1)
+            if (np.isfinite(N).all() and (N > 0).all() and arr.min() >= 0
+                    and ((arr > 0) == support).all() and (arr == np.rint(arr)).all()):
+                return arr, support, N
+    mask = check_support(counts, support)
+    arr = check_counts(counts)
+    return arr, mask, arr.sum(axis=1)
+
+
+def _row_sizes(mask: np.ndarray) -> np.ndarray:
+    """n_i, the number of transitions of each row's support (a square boolean mask)."""
+    # summed as bytes into uint16 (a square mask has at most 16384 columns under
+    # MAX_ELEMENTS), several times faster than summing the booleans as integers
+    return mask.view(np.uint8).sum(axis=1, dtype=np.uint16).astype(np.int64)
+
+
+def _border_ok(arr: np.ndarray, mask: np.ndarray, N: np.ndarray, eta_rows: np.ndarray) -> None:
+    """``check_support_border`` (Assumption 3 on each row's support), one pass when it holds.
+
+    With every border eta_i N_i > 0, every zero lies below it, so the support meets it iff
+    exactly the zeros do; otherwise ``check_support_border`` names the first count below.
+    """
+    if np.isfinite(N).all():
+        with np.errstate(all="ignore"):
+            border = eta_rows * N * (1 - 1e-12)
+            if (border > 0).all() and (np.count_nonzero(arr < border[:, None])
+                                       == arr.size - np.count_nonzero(mask)):
+                return
+    check_support_border(arr, eta_rows)
 
 
 def _per_row(name: str, value, n: int) -> np.ndarray:

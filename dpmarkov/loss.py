@@ -78,13 +78,14 @@ def loss_data_term(c_i, c_j, k, N):
     return _finite("the data term", out, k)
 
 
-def _pairs_exist(N, n, m, what):
+def _pairs_exist(N, n, m, what, where=True):
     """Two different count vectors c, c + e_i - e_j with every count >= m exist iff N >= n m + 1.
 
     Otherwise adjacent databases (Definition 3) still exist, but a record can only be
-    replaced by one in the same category, so every privacy loss is 0.
+    replaced by one in the same category, so every privacy loss is 0.  Checked where
+    ``where`` holds.
     """
-    bad = N < n * m + 1
+    bad = (N < n * m + 1) & where
     if np.any(bad):
         NN, nn, mm = (_checks._first_bad(np.asarray(v), bad) for v in (N, n, m))
         raise ValueError(

@@ -35,74 +35,88 @@ def _log1p_ratio(t):
     return np.divide(np.log1p(t), t, out=np.ones_like(t), where=t != 0)
 
 
+#: ``lgamma_increment_scaled`` shifts every argument below ``_SERIES_FROM`` up by this much.
+_SHIFT = 10
+
+
+def _shift_sum(x, h):
+    """S = sum_{i<10} log1p(h/(x + i)) / h for x > 0, h >= 0 (``_SHIFT`` terms), one log1p.
+
+    prod_{i<10} (1 + h r_i) = 1 + h d, r_i = 1/(x + i), where d_1 = r_0 and
+    d_{i+1} = d_i (1 + h r_i) + r_i (all terms positive), so S = log1p(h d)/(h d) * d.  Where
+    the product overflows (h/x near the float maximum) the logarithms are summed instead.
+    """
+    r = 1.0 / (x + np.arange(_SHIFT)[:, None])
+    f = 1.0 + h * r
+    d = r[0]
+    for j in range(1, _SHIFT):
+        d = d * f[j] + r[j]
+    out = _log1p_ratio(h * d) * d
+    bad = ~np.isfinite(out)
+    if bad.any():
+        z = x[bad] + np.arange(_SHIFT)[:, None]
+        hb = h[bad]
+        logs = np.where(np.isfinite(hb / z), np.log1p(hb / z), np.log(hb) - np.log(z))
+        out[bad] = np.cumsum(logs, axis=0)[-1] / hb           # in order
+    return out
+
+
 def lgamma_increment_scaled(x, h):
     """[log Gamma(x + h) - log Gamma(x)] / h, the mean of the digamma function over [x, x + h].
 
     For x > 0, x + h > 0.  Always finite (it lies between psi(x) and psi(x + h), so
     below log(x + h) <= 710), so differences of two increments can be formed as
     h * (scaled(x) - scaled(y)) without an overflowing intermediate when k is near the
-    float maximum.  At h = 0 it is psi(x).  Only log, log1p and arithmetic, in three steps:
+    float maximum.  At h = 0 it is psi(x).  Only log, log1p and arithmetic, in two steps:
 
-    1. h < -x/2: scaled(x, h) = scaled(x + h, -h), and x + h is exact (Sterbenz), so
-       below h >= -x/2 and every t = h/z (z >= x) lies in [-1/2, inf).
-    2. x + min(h, 0) < 10 (``_SERIES_FROM``): Gamma(z + 1) = z Gamma(z) shifts up by
-       m = ceil(10 - x - min(h, 0)):
-       scaled(x, h) = scaled(y, h) - S,  y = x + m,  S = sum_{i<m} log1p(h/(x+i)) / h.
-    3. y >= 10 and y + h >= 10: Stirling's series log Gamma(z) = (z - 1/2) log z - z
+    1. x0 = min(x, x + h) < 10 (``_SERIES_FROM``): Gamma(z + 1) = z Gamma(z) shifts up by
+       10 (``_SHIFT``):  scaled(x, h) = scaled(y, h) - S,  y = x + 10,
+       S = sum_{i<10} log1p(h/(x + i)) / h = sum_{i<10} log1p(|h|/(x0 + i)) / |h|
+       (the second form, used, has positive terms; ``_shift_sum``).  Else y = x.
+    2. y >= 10 and y + h >= 10: Stirling's series log Gamma(z) = (z - 1/2) log z - z
        + log(2 pi)/2 + R(z), R(z) = sum_{j=1..7} c_j z^(1-2j) (``accuracy._LGAMMA_SERIES``),
        differenced and divided by h with t = h/y, a = 1/(y + h), b = 1/y:
        P = (1 + t - 1/(2y)) log1p(t)/t + log y - 1 - a b sum_j c_j G_{2j-1},
        since ((y+h-1/2) log(y+h) - (y-1/2) log y - h)/h = (1 + t - 1/(2y)) log1p(t)/t
        + log y - 1 and (a^p - b^p)/h = -a b G_p, G_p = sum_{i<p} a^i b^(p-1-i)
-       (a - b = -h a b; G_{p+2} = b^2 G_p + a^p (a + b)): every term has one sign, and
-       log1p(t)/t (limit 1 at t = 0) is accurate to an ulp or two for every t, so no term
-       cancels.  The shift sum is added in order i = 0, 1, ..., so a point gives the same
-       bits alone or in any batch.
+       (a - b = -h a b; G_{p+2} = b^2 G_p + a^p (a + b)).  log1p(t)/t (limit 1 at t = 0)
+       is accurate to an ulp or two for every t > -1, and no term cancels: the first is
+       >= 0 (1 + t >= 10/y), log y - 1 >= 1.3, and the remainder is below 1/1100 of them.
 
     Error (u = 2^-53): truncating Stirling's series after c_7 leaves a digamma error below
     its first omitted term |B_16|/(16 z^16) <= 4.5e-17 for z >= 10 (for real z > 0 the
-    remainder is bounded by that term, DLMF 5.11(ii)), hence also for the mean over [y, y + h].
-    P is a sum of positive terms (1 + t - 1/(2y) >= 0.45, log y - 1 >= 1.3) and a negative
-    one below 1/1100 of them, each with relative rounding error below 13u, and S a sum of
-    m <= 10 positive terms with relative error below 14u, so the absolute error of the
-    result is at most 32u (P + S) (P <= log(y + h), S <= 1.4 sum_{i<m} 1/(x + i)).  It is
-    a relative error of a few u except near the zero of psi (x = 1.4616, tiny h), where
-    P - S nearly cancels; every caller takes differences of increments, for which the
-    absolute error is what counts.  ``tests/test_privacy.py`` checks this bound against
-    mpmath over x from 1e-300 to 1e308 and h/x from 1e-300 to 1e3.
+    remainder is bounded by that term, DLMF 5.11(ii)), hence also for the mean over
+    [y, y + h].  P carries a relative rounding error of about 16u and S, a sum of 10
+    positive terms, at most 34u, so the absolute error of the result is at most
+    40u (P + S).  It is a relative error of a few u except near the zero of psi (x =
+    1.4616, tiny h), where P - S nearly cancels; every caller takes differences of
+    increments, for which the absolute error is what counts.  ``tests/test_privacy.py``
+    checks the bound against mpmath over x from 1e-300 to 1e308, h/x from 1e-300 to 1e3
+    and negative h down to -0.999999 x.  Every step is elementwise, so a point gives the
+    same bits alone or in any batch.
     """
     x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
     shape, x, h = x.shape, x.ravel(), h.ravel()
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        swap = h < -0.5 * x                                  # step 1
-        if swap.any():
-            x, h = np.where(swap, x + h, x), np.where(swap, -h, h)
-        base = x + np.minimum(h, 0.0)                        # step 2
-        low = base < _SERIES_FROM
-        m = np.where(low, np.ceil(_SERIES_FROM - base), 0.0)
-        y = x + m
-        t = h / y                                            # step 3
+        x0 = x + np.minimum(h, 0.0)                          # step 1
+        low = np.flatnonzero(x0 < _SERIES_FROM)
+        y = x.copy()
+        y[low] += _SHIFT
+        t = h / y                                            # step 2
         b = 1.0 / y
         a = 1.0 / (y + h)
-        b2, a2, ab = b * b, a * a, a + b
-        g, ap = np.ones_like(b), a
+        b2, a2 = b * b, a * a
+        e = a * (a + b)                                      # a^p (a + b), p = 1, 3, ...
+        g = np.ones_like(b)                                  # G_p, p = 1, 3, ...
         s = _LGAMMA_SERIES[0] * g
         for c in _LGAMMA_SERIES[1:]:
-            g = b2 * g + ap * ab                             # G_{p+2} from G_p
-            ap = ap * a2
-            s = s + c * g
+            g *= b2
+            g += e                                           # G_{p+2} = b^2 G_p + a^p (a + b)
+            e *= a2
+            s += c * g
         out = (1.0 + t - 0.5 * b) * _log1p_ratio(t) + np.log(y) - 1.0 - a * b * s
-        if low.any():
-            xs, hs, ms = x[low], h[low], m[low]
-            z = xs + np.arange(ms.max())[:, None]            # x + i, i < m
-            terms = _log1p_ratio(hs / z) / z                 # log1p(h/(x+i))/h
-            bad = ~np.isfinite(terms[0])                     # h/x beyond the float range
-            if bad.any():
-                terms[0, bad] = (np.log(hs[bad]) - np.log(xs[bad])) / hs[bad]
-            total = terms[0]
-            for j in range(1, terms.shape[0]):           # in order (see the docstring)
-                total = total + np.where(j < ms, terms[j], 0.0)
-            out[low] -= total
+        if low.size:
+            out[low] -= _shift_sum(x0[low], np.abs(h[low]))
     return out.reshape(shape)
 
 
@@ -132,9 +146,12 @@ def _finite(name, out, k):
     return out if out.ndim else float(out)
 
 
-def _k_scale_ok(k, N):
-    """k/N (the step h of every increment) must be a normal float: subnormal k is rejected."""
-    bad = np.asarray(k, float) / np.asarray(N, float) < np.finfo(float).tiny
+def _k_scale_ok(k, N, where=True):
+    """k/N (the step h of every increment) must be a normal float: subnormal k is rejected.
+
+    Checked where ``where`` holds.
+    """
+    bad = (np.asarray(k, float) / np.asarray(N, float) < np.finfo(float).tiny) & where
     if np.any(bad):
         raise ValueError(
             f"k={_checks._first_bad(np.asarray(k, float), bad)!r} is so small that "
@@ -160,9 +177,12 @@ def _output_term(h, n, gamma):
     return h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
 
 
-def _eq6_interval_ok(eta, N):
-    """eq. (6) needs 3 eta + 1/N <= 1 (the proof's interval [eta + 1/N, 1 - 2 eta - 1/N])."""
-    bad = 3 * eta + 1 / N > 1 + 1e-12
+def _eq6_interval_ok(eta, N, where=True):
+    """eq. (6) needs 3 eta + 1/N <= 1 (the proof's interval [eta + 1/N, 1 - 2 eta - 1/N]).
+
+    Checked where ``where`` holds.
+    """
+    bad = (3 * eta + 1 / N > 1 + 1e-12) & where
     if np.any(bad):
         raise ValueError(
             f"N={_checks._first_bad(N, bad):.0f} and eta={_checks._first_bad(eta, bad)!r} give "
@@ -532,6 +552,27 @@ def exit_probability_exact(counts, k, gamma):
 _DELTA_METHODS = ("union", "exact")
 
 
+def _flat_design(k, eta, N, n, gamma):
+    """``_design``, then the five parameters broadcast and flattened: (shape, [k, eta, N, n, gamma])."""
+    k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
+    shape = np.broadcast(k, eta, N, n, gamma).shape
+    return shape, [np.broadcast_to(v, shape).ravel() for v in (k, eta, N, n, gamma)]
+
+
+def _delta_union(k, eta, N, n, gamma):
+    """eq. (7) with Boole's bound at ``worst_counts``, on checked flat arrays (``delta``'s core).
+
+    One broadcast evaluation: (n-1) Beta tails at the minimum count m plus the one at
+    N - (n-1) m, capped at 1.
+    """
+    m = _checks.min_count(eta, N)
+    big = N - (n - 1) * m
+    with np.errstate(all="ignore"):
+        small = betainc(k * m / N, k * (1 - m / N), gamma)
+        large = betainc(k * big / N, k * (1 - big / N), gamma)
+    return np.minimum((n - 1) * small + large, 1.0)
+
+
 @_checks.public
 def delta(k, eta, N, n, gamma, *, method="union"):
     """delta of Theorem 1, eq. (7): the largest probability of leaving Omega_1.
@@ -549,17 +590,9 @@ def delta(k, eta, N, n, gamma, *, method="union"):
     """
     if method not in _DELTA_METHODS:
         raise ValueError(f"method={method!r} must be one of {_DELTA_METHODS}")
-    k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
-    shape = np.broadcast(k, eta, N, n, gamma).shape
-    args = [np.broadcast_to(v, shape).ravel() for v in (k, eta, N, n, gamma)]
-    if method == "union":        # one broadcast evaluation: (n-1) small tails + the big one
-        kk, e, NN, nn, g = args
-        m = _checks.min_count(e, NN)
-        big = NN - (nn - 1) * m
-        with np.errstate(all="ignore"):
-            small = betainc(kk * m / NN, kk * (1 - m / NN), g)
-            large = betainc(kk * big / NN, kk * (1 - big / NN), g)
-        out = np.minimum((nn - 1) * small + large, 1.0).reshape(shape)
+    shape, args = _flat_design(k, eta, N, n, gamma)
+    if method == "union":
+        out = _delta_union(*args).reshape(shape)
         return out if out.ndim else float(out)
     out = np.empty(len(args[0]))
     for idx, (kk, e, NN, nn, g) in enumerate(zip(*args)):
@@ -613,22 +646,33 @@ def epsilon(k, eta, N, n, gamma):
     ``min_count(eta, N)`` (they agree to a few ulps when eta*N is whole and n <= 3).
     Broadcasts.  Book: "The exact worst case".
     """
+    shape, (k, eta, N, n, gamma) = _flat_design(k, eta, N, n, gamma)
+    return _finite("epsilon", _sound_epsilon(k, eta, N, n, gamma).reshape(shape),
+                   k.reshape(shape))
+
+
+def _sound_epsilon(k, eta, N, n, gamma):
+    """``epsilon``'s core on checked flat arrays (``_flat_design``): eq. (6), corrected for n = 2.
+
+    Checks what eq. (6) and its corrected form need beyond ``_design`` (3 eta + 1/N <= 1
+    for n >= 3; two count vectors above the minimum and a normal k/N for n = 2) and
+    returns the values, not yet checked to be finite (``_finite``).
+    """
     from .loss import _pairs_exist
-    k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
-    shape = np.broadcast(k, eta, N, n, gamma).shape
-    k, eta, N, n, gamma = (np.broadcast_to(v, shape).ravel() for v in (k, eta, N, n, gamma))
     two = n == 2
-    _eq6_interval_ok(eta[~two], N[~two])                # what epsilon_paper requires
+    _eq6_interval_ok(eta, N, where=~two)                # what epsilon_paper requires
     m = _checks.min_count(eta, N)
-    _pairs_exist(N[two], n[two], m[two], "ceil(eta*N)")  # what epsilon_corrected requires
-    _k_scale_ok(k[two], N[two])
+    _pairs_exist(N, n, m, "ceil(eta*N)", where=two)     # what epsilon_corrected requires
+    _k_scale_ok(k, N, where=two)
     # eq. (6) for n >= 3 (largest share 1 - 2 eta), the corrected eq. (6) for n = 2
-    # (1 - (n-1) eta), and the exact loss at the minimum count m as a rounding guard: all
-    # increments of log Gamma in one call (the same numbers as epsilon_paper,
-    # epsilon_corrected and epsilon_exact, element by element)
+    # (1 - (n-1) eta), and the exact loss at the minimum count m as a rounding guard where
+    # two count vectors exist (usually every row): all increments of log Gamma in one call
+    # (the same numbers as epsilon_paper, epsilon_corrected and epsilon_exact, element by
+    # element)
     h = k / N
     top = k * (1 - np.where(two, 1, 2) * eta)
     pairs = N >= n * m + 1
+    pairs = slice(None) if pairs.all() else pairs
     big = N - (n - 1) * m
     diffs = _increment_difference(np.concatenate([top - h, (h * (big - 1))[pairs]]),
                                   np.concatenate([k * eta, (h * m)[pairs]]),
@@ -637,7 +681,17 @@ def epsilon(k, eta, N, n, gamma):
         output = _output_term(h, n, gamma)
         out = diffs[:h.size] + output
         out[pairs] = np.maximum(out[pairs], diffs[h.size:] + output[pairs])
-    return _finite("epsilon", out.reshape(shape), k.reshape(shape))
+    return out
+
+
+def _epsilon_and_delta(k, eta, N, n, gamma):
+    """(``epsilon``, ``delta``) of eqs. (6)-(7) for 1-D parameter arrays, validated once.
+
+    The same numbers as the two public functions (their cores), for Theorem 3's rows
+    (``composition.chain_privacy``).
+    """
+    _, args = _flat_design(k, eta, N, n, gamma)
+    return _finite("epsilon", _sound_epsilon(*args), args[0]), _delta_union(*args)
 
 
 @_checks.public

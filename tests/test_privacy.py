@@ -87,20 +87,22 @@ _TS = [0.0, 1e-300, 1e-100, 1e-17, 1e-9, 1e-4, 0.1, 1.0, 10.0, 1e3,
 
 def test_lgamma_increment_scaled_within_its_error_bound():
     # [log Gamma(x+h) - log Gamma(x)]/h over x from 1e-300 to 1e308 and t = h/x from 1e-300
-    # to 1e3 and down to -0.999999 (renyi takes negative steps), h = 0 giving psi(x), in one
-    # broadcast call, against mpmath with enough digits for the difference (50 + log10(x/h));
-    # for |t| <= 1e-20 the reference is psi(x) + h psi'(x)/2 (the next term is below t^2 psi).
-    # The bound is the docstring's, |error| <= 32u (P + S) with S the shift sum of step 2 and
-    # P = exact + S; the largest error seen is 1/14 of it.  Wrong formulas
-    # it rules out: (1 + t) log1p(t)/t without the -1/(2y) of Stirling (error 1/(2y) >= 0.05/10);
-    # the remainder's derivative -ab sum c_j p_j b^(p_j - 1) in place of its difference quotient
-    # (off at t >= 1); the shift sum added instead of subtracted; no swap of a step h < -x/2
-    # (log1p(h/x) with h/x = -0.999999 rounded: 1e-10 relative at x = 1); the Taylor branch it
-    # replaced cut to its digamma term (off by h psi'(x)/2 at t = 1e-4); and the increment taken
-    # as the difference of two log Gamma values (cancellation at t <= 1e-9).
+    # to 1e3 and down to -0.999999 (renyi takes negative steps), h = 0 giving psi(x), and h/x
+    # up to 1e301 (the shift product overflows: summed logarithms), in one broadcast call,
+    # against mpmath with enough digits for the difference (50 + log10(x/h)); for
+    # |t| <= 1e-20 the reference is psi(x) + h psi'(x)/2 (the next term is below t^2 psi).
+    # The bound is the docstring's, |error| <= 40u (P + S) with S the shift sum of step 1
+    # and P = exact + S; the largest error seen is 1/16 of it.  Wrong formulas it rules out:
+    # (1 + t) log1p(t)/t without the -1/(2y) of Stirling (error 1/(2y) >= 0.05/10); the
+    # remainder's derivative -ab sum c_j p_j b^(p_j - 1) in place of its difference quotient
+    # (off at t >= 1); the shift sum added instead of subtracted; the shift sum as
+    # log1p(h/(x+i)) for negative h (h/x = -0.999999 rounded: 1e-10 relative at x = 1); the
+    # Taylor branch it replaced cut to its digamma term (off by h psi'(x)/2 at t = 1e-4);
+    # and the increment taken as the difference of two log Gamma values (cancellation).
     from dpmarkov.privacy import lgamma_increment_scaled
     pts = [(x, x * t) for x in _XS for t in _TS
            if np.isfinite(x * t) and (t == 0 or abs(x * t) >= np.finfo(float).tiny)]
+    pts += [(1e-300, 10.0), (1e-300, 1e300), (1e-5, 1e40), (0.5, 1e300)]
     x, h = np.array(pts).T
     got = lgamma_increment_scaled(x, h)
     # the same bits one point at a time (privacy_profile's branch and bound compares batches
@@ -108,20 +110,17 @@ def test_lgamma_increment_scaled_within_its_error_bound():
     assert all(lgamma_increment_scaled(xi, hi) == gi for xi, hi, gi in zip(x, h, got))
     u = 2.0 ** -53
     for xi, hi, gi in zip(x, h, got):
-        t = hi / xi
-        digits = 0 if abs(t) <= 1e-20 else math.log10(max(1.0, 1.0 + t)) - math.log10(abs(t))
-        with mp.workdps(50 + math.ceil(max(digits, 0))):
+        lt = math.log10(abs(hi)) - math.log10(xi) if hi else -math.inf    # log10 |h/x|
+        with mp.workdps(50 + (0 if lt <= -20 else math.ceil(max(0.0, -lt)) + 1)):
             X, H = mp.mpf(xi), mp.mpf(hi)
-            if abs(t) <= 1e-20:
+            if lt <= -20:
                 exact = mp.digamma(X) + H * mp.psi(1, X) / 2
             else:
                 exact = (mp.loggamma(X + H) - mp.loggamma(X)) / H
-            if H < -X / 2:                       # step 1 of the docstring: (x + h, -h)
-                X, H = X + H, -H
-            base = X + min(H, 0)
-            m = math.ceil(10 - base) if base < 10 else 0
-            S = sum(1 / (X + i) if H == 0 else mp.log1p(H / (X + i)) / H for i in range(m))
-            bound = 32 * u * (exact + 2 * S)     # 32u (P + S) with P = exact + S
+            x0, h0 = min(X, X + H), abs(H)       # step 1 of the docstring
+            m = 10 if x0 < 10 else 0
+            S = sum(1 / (x0 + i) if H == 0 else mp.log1p(h0 / (x0 + i)) / h0 for i in range(m))
+            bound = 40 * u * (exact + 2 * S)     # 40u (P + S) with P = exact + S
             assert abs(gi - exact) <= bound, (xi, hi, gi, float(exact), float(bound))
 
 
