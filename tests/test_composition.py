@@ -224,3 +224,66 @@ def test_chain_privacy_rows_equal_one_broadcast_evaluation():
     N, n = counts.sum(axis=1), (counts > 0).sum(axis=1)
     assert np.array_equal(out.epsilon_rows, dm.epsilon(1.5 / eta, eta, N, n, 1e-3))
     assert np.array_equal(out.delta_rows, dm.delta(1.5 / eta, eta, N, n, 1e-3))
+
+
+def _full_check_error(counts, support):
+    """(type, message) of the error the full checks give (check_support, check_counts), or None."""
+    try:
+        dm.check_support(counts, support)
+        dm.check_counts(counts)
+    except (ValueError, TypeError) as err:
+        return type(err), str(err)
+    return None
+
+
+def _bad_count_matrices():
+    base = np.array([[6.0, 3.0, 1.0, 0.0], [2.0, 4.0, 0.0, 4.0], [1.0, 5.0, 4.0, 0.0],
+                     [0.0, 5.0, 5.0, 5.0]])
+    cases = {}
+    for name, (i, j, value) in {"nan outside": (0, 3, np.nan), "nan inside": (0, 0, np.nan),
+                                "-1 outside": (0, 3, -1.0), "-inf outside": (0, 3, -np.inf),
+                                "inf inside": (1, 1, np.inf), "0.5 inside": (1, 1, 0.5),
+                                "2.5 outside": (2, 3, 2.5), "3 outside": (2, 3, 3.0),
+                                "0 inside": (0, 0, 0.0), "-3 inside": (0, 0, -3.0)}.items():
+        counts = base.copy()
+        counts[i, j] = value
+        cases[name] = (counts, base > 0)
+    empty = base.copy()
+    empty[3] = 0
+    cases["empty row"] = (empty, empty > 0)
+    cases["support of another shape"] = (base, np.ones((3, 3), bool))
+    cases["integer support"] = (base, (base > 0).astype(np.int8))
+    cases["three axes"] = (base[None], base[None] > 0)
+    return cases
+
+
+@pytest.mark.parametrize("name", list(_bad_count_matrices()))
+def test_chain_privacy_lean_count_checks_agree_with_the_full_ones(name):
+    # chain_privacy checks a float (n, n) matrix and its boolean support in a few passes
+    # and falls back to check_support/check_counts for the message.  Each case must fail
+    # with exactly their error.  Rules this rules out for the lean pass: "positive exactly
+    # on the support" alone (accepts -1, -inf or NaN outside it: min >= 0 is needed),
+    # wholeness not checked (accepts 0.5 inside), row totals not checked (accepts inf
+    # inside, since inf > 0), and a wrong shape or dtype taken as it comes.
+    counts, support = _bad_count_matrices()[name]
+    expected = _full_check_error(counts, support)
+    assert expected is not None
+    with pytest.raises(expected[0]) as err:
+        dm.chain_privacy(counts, 20.0, 0.1, 1e-3, support=support)
+    assert str(err.value) == expected[1]
+
+
+def test_chain_privacy_same_numbers_for_every_layout_and_integer_counts():
+    # the lean pass takes float and integer arrays in any memory layout; lists and
+    # overflowing row totals go through the full checks; the numbers never change
+    counts = np.array([[6, 3, 1, 0], [2, 4, 0, 4], [1, 5, 4, 0], [0, 5, 5, 5]])
+    support = counts > 0
+    ref = dm.chain_privacy(counts.astype(float), 20.0, 0.1, 1e-3, support=support)
+    for variant in (counts, counts.astype(np.int32), np.asfortranarray(counts.astype(float)),
+                    counts.astype(float).tolist(), np.array(-0.0) + counts):
+        out = dm.chain_privacy(variant, 20.0, 0.1, 1e-3, support=support)
+        assert np.array_equal(out.epsilon_rows, ref.epsilon_rows)
+        assert np.array_equal(out.delta_rows, ref.delta_rows)
+        assert out.bound_rows.tolist() == ref.bound_rows.tolist()
+    with pytest.raises(ValueError):             # row totals beyond the float range
+        dm.chain_privacy(counts * 2.5e307, 20.0, 0.1, 1e-3, support=support)
