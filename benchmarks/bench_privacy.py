@@ -15,7 +15,8 @@ Run with ``.venv/bin/python benchmarks/bench_privacy.py``; not part of the tests
     1e6 (n = 2 scans every adjacent pair, which issue 15 asks to replace; recorded as is).
 
 Timings are the best of ``REPEATS`` runs; the methods of (a) are alternated so that they
-see the same background load.
+see the same background load, and (a) reports CPU time of the process (``time.process_time``)
+beside wall time, since the machine is shared.  ``--only a`` (or b, c) runs one section.
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ eta = np.minimum(counts.min(axis=1, initial=np.inf, where=counts > 0) / N, 0.24)
 times = []
 for _ in range({repeats}):
     t = time.perf_counter()
-    dm.chain_privacy(counts, 1.5 / eta, eta, {gamma})
+    dm.chain_privacy(counts, 1.5 / eta, eta, {gamma}, support=counts > 0)
     times.append(time.perf_counter() - t)
 print(min(times))
 """
@@ -116,7 +117,15 @@ def best_of(fn, repeats=REPEATS):
     return min(times)
 
 
-def main():
+def per_call(fn, calls=20):
+    """(wall, CPU) seconds per call of ``fn``, averaged over ``calls`` consecutive calls."""
+    w, c = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - w) / calls, (time.process_time() - c) / calls
+
+
+def section_a():
     counts = chain_counts()
     support = counts > 0
     N = counts.sum(axis=1)
@@ -129,19 +138,31 @@ def main():
     print(f"    max |eps - broadcast| / eps = "
           f"{np.max(np.abs(ours.epsilon_rows - eps_b) / eps_b):.1e}, "
           f"max |delta - broadcast| = {np.max(np.abs(ours.delta_rows - dlt_b)):.1e}")
-    t = {"chain_privacy": [], "broadcast": [], "per-row loop": []}
-    for _ in range(REPEATS):
-        t["chain_privacy"].append(best_of(
-            lambda: dm.chain_privacy(counts, k, eta, GAMMA, support=support), 1))
-        t["broadcast"].append(best_of(lambda: broadcast_eq6_eq7(counts, k, eta, GAMMA), 1))
-        t["per-row loop"].append(best_of(lambda: per_row_loop(counts, k, eta, GAMMA), 1))
-    best = {name: min(v) for name, v in t.items()}
+    fns = {"chain_privacy": lambda: dm.chain_privacy(counts, k, eta, GAMMA, support=support),
+           "broadcast": lambda: broadcast_eq6_eq7(counts, k, eta, GAMMA)}
+    wall = {name: [] for name in fns}
+    cpu = {name: [] for name in fns}
+    for _ in range(10 * REPEATS):                # alternated: the same background load
+        for name, fn in fns.items():
+            w, c = per_call(fn)
+            wall[name].append(w)
+            cpu[name].append(c)
+    loop = best_of(lambda: per_row_loop(counts, k, eta, GAMMA), 3)
+    load = os.getloadavg()
+    print(f"    load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    b_wall, b_cpu = min(wall["broadcast"]), min(cpu["broadcast"])
+    for name in fns:
+        w, c = min(wall[name]), min(cpu[name])
+        print(f"    {name:14s} wall {w * 1e3:7.3f} ms (ratio {w / b_wall:5.2f})   "
+              f"CPU {c * 1e3:7.3f} ms (ratio {c / b_cpu:5.2f})")
+    print(f"    {'per-row loop':14s} wall {loop * 1e3:7.3f} ms (ratio {loop / b_wall:5.1f})")
     before = time_main_checkout()
     if before is not None:
-        best["main (before)"] = before
-    for name, v in best.items():
-        print(f"    {name:14s} {v * 1e3:8.2f} ms   ratio to broadcast {v / best['broadcast']:7.2f}")
+        print(f"    {'main (before)':14s} wall {before * 1e3:7.3f} ms (ratio "
+              f"{before / b_wall:5.2f})")
 
+
+def section_b():
     print("(b) exact exit probability")
     cases = [("exit_probability_exact([1,1,1,381], 14855.4, 0.1368)",
               lambda: dm.exit_probability_exact([1, 1, 1, 381], 14855.4, 0.1368)),
@@ -157,6 +178,8 @@ def main():
         value = fn()
         print(f"    {name:52s} = {value:.6g}   {best_of(fn, 3):7.3f} s")
 
+
+def section_c():
     print("(c) tight privacy profile (n = 2 by branch and bound: see bench_profile.py)")
     for n in (2, 3):
         for NN in (10**5,):
@@ -166,6 +189,16 @@ def main():
             te = best_of(lambda: dm.epsilon_for_delta(1e-6, kk, NN, n, m), 1)
             print(f"    n={n} N={NN:.0e}: privacy_profile {tp:7.3f} s, "
                   f"epsilon_for_delta {te:7.3f} s")
+
+
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("a", "b", "c"), help="run one section")
+    only = parser.parse_args(argv).only
+    for name, section in (("a", section_a), ("b", section_b), ("c", section_c)):
+        if only in (None, name):
+            section()
 
 
 if __name__ == "__main__":

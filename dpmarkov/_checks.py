@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import numbers
 import reprlib
 import warnings
@@ -79,6 +80,8 @@ def _real_float_array(name: str, value) -> np.ndarray:
     except (ValueError, TypeError, Warning) as err:
         raise ValueError(f"{name}={show(value)} is not a rectangular array of numbers "
                          f"(nested lists of unequal length?): {err}") from err
+    if arr.dtype == np.float64:                    # the common case: nothing to refuse
+        return arr
     kind = arr.dtype.kind
     if kind == "b":
         raise TypeError(f"{name}={show(value)} is boolean: numbers are meant here")
@@ -309,7 +312,7 @@ def eta_ok(eta) -> np.ndarray:
 def k_meets_assumption_4(k: np.ndarray, eta: np.ndarray) -> None:
     """Assumption 4: k >= 3/(2*eta) (a relative slack of 1e-12 absorbs rounding)."""
     k_min = 1.5 / eta
-    bad = np.broadcast_to(k, np.broadcast(k, k_min).shape) < k_min * (1 - REL_SLACK)
+    bad = k < k_min * (1 - REL_SLACK)
     if bad.any():
         kb = _first_bad(np.asarray(k), bad)
         mb = _first_bad(np.asarray(k_min), bad)
@@ -382,7 +385,9 @@ def _all_finite(result) -> bool:
     """Whether every number in ``result`` (array, float, tuple of them) is finite."""
     if isinstance(result, (bool, np.bool_, str, bytes)) or result is None:
         return True
-    if isinstance(result, (float, np.floating, np.ndarray)):
+    if isinstance(result, float):                  # also numpy.float64
+        return math.isfinite(result)
+    if isinstance(result, (np.floating, np.ndarray)):
         arr = np.asarray(result)
         return arr.dtype.kind not in "fc" or bool(np.isfinite(arr).all())
     if isinstance(result, tuple):

@@ -46,6 +46,7 @@ class ChainPrivacy(NamedTuple):
 
 #: ``ChainPrivacy.bound_rows`` of a row with a single feasible transition.
 BOUND_NONE = "none (one transition)"
+_BOUNDS = np.array([BOUND_NONE, BOUND_CORRECTED, BOUND_EQ6], dtype=object)
 
 
 @_checks.public
@@ -78,19 +79,20 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     eps = np.zeros(n)
     dlt = np.zeros(n)
     rows = np.flatnonzero(n_rows >= 2)
+    if rows.size == n:                          # usually every row: views, not copies
+        rows = slice(None)
     args = (k_rows[rows], eta_rows[rows], N[rows], n_rows[rows], gamma_rows[rows])
     try:
         eps[rows], dlt[rows] = _epsilon_and_delta(*args)
     except ValueError:
-        for i in rows:          # name the first row that fails
+        for i in np.arange(n)[rows]:            # name the first row that fails
             try:
                 _epsilon(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
                 _delta(k_rows[i], eta_rows[i], N[i], n_rows[i], gamma_rows[i])
             except ValueError as err:
                 raise ValueError(f"row {i} (N_i={N[i]:.0f}, n_i={n_rows[i]}): {err}") from err
         raise
-    bounds = np.full(n, BOUND_NONE, dtype=object)
-    bounds[rows] = np.where(n_rows[rows] == 2, BOUND_CORRECTED, BOUND_EQ6)
+    bounds = _BOUNDS[np.minimum(n_rows, 3) - 1]            # n_i = 1, 2, >= 3
     return ChainPrivacy(float(eps.max()), float(dlt.max()), eps, dlt, n_rows, bounds)
 
 
@@ -144,7 +146,7 @@ def _per_row(name: str, value, n: int) -> np.ndarray:
     arr = _checks.as_float_array(name, value)
     if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
         raise ValueError(f"{name} has shape {arr.shape}: give one value or one per row ({n},)")
-    return np.broadcast_to(arr, (n,)).astype(float)
+    return np.full(n, float(arr)) if arr.ndim == 0 else arr.astype(float)
 
 
 # --------------------------------------------------------------------------- exact tools

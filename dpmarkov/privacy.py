@@ -96,7 +96,11 @@ def lgamma_increment_scaled(x, h):
     same bits alone or in any batch.
     """
     x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
-    shape, x, h = x.shape, x.ravel(), h.ravel()
+    return _mean_digamma(x.ravel(), h.ravel()).reshape(x.shape)
+
+
+def _mean_digamma(x, h):
+    """``lgamma_increment_scaled`` for two float vectors of one length (its two steps)."""
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         x0 = x + np.minimum(h, 0.0)                          # step 1
         low = np.flatnonzero(x0 < _SERIES_FROM)
@@ -117,15 +121,15 @@ def lgamma_increment_scaled(x, h):
         out = (1.0 + t - 0.5 * b) * _log1p_ratio(t) + np.log(y) - 1.0 - a * b * s
         if low.size:
             out[low] -= _shift_sum(x0[low], np.abs(h[low]))
-    return out.reshape(shape)
+    return out
 
 
 def _increment_difference(x, y, h):
     """lgamma_increment(x, h) - lgamma_increment(y, h) without an overflowing intermediate."""
     x, y, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float),
                                   np.asarray(h, float))
-    both = lgamma_increment_scaled(np.concatenate([x.ravel(), y.ravel()]),
-                                   np.concatenate([h.ravel(), h.ravel()]))
+    both = _mean_digamma(np.concatenate([x.ravel(), y.ravel()]),
+                         np.concatenate([h.ravel(), h.ravel()]))
     sx, sy = both[:x.size].reshape(x.shape), both[x.size:].reshape(x.shape)
     with np.errstate(over="ignore", invalid="ignore"):
         direct = h * sx - h * sy
@@ -556,7 +560,8 @@ def _flat_design(k, eta, N, n, gamma):
     """``_design``, then the five parameters broadcast and flattened: (shape, [k, eta, N, n, gamma])."""
     k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
     shape = np.broadcast(k, eta, N, n, gamma).shape
-    return shape, [np.broadcast_to(v, shape).ravel() for v in (k, eta, N, n, gamma)]
+    return shape, [(v if v.shape == shape else np.broadcast_to(v, shape)).ravel()
+                   for v in (k, eta, N, n, gamma)]
 
 
 def _delta_union(k, eta, N, n, gamma):
