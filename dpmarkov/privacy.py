@@ -103,20 +103,20 @@ def _mean_digamma(x, h):
     """``lgamma_increment_scaled`` for two float vectors of one length (its two steps)."""
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         x0 = x + np.minimum(h, 0.0)                          # step 1
-        low = np.flatnonzero(x0 < _SERIES_FROM)
-        y = x.copy()
-        y[low] += _SHIFT
+        shift = np.where(x0 < _SERIES_FROM, float(_SHIFT), 0.0)
+        low = np.flatnonzero(shift)
+        y = x + shift
         t = h / y                                            # step 2
         b = 1.0 / y
         a = 1.0 / (y + h)
         b2, a2 = b * b, a * a
         e = a * (a + b)                                      # a^p (a + b), p = 1, 3, ...
-        g = np.ones_like(b)                                  # G_p, p = 1, 3, ...
-        s = _LGAMMA_SERIES[0] * g
-        for c in _LGAMMA_SERIES[1:]:
+        g = b2 + e                                           # G_p, p = 3, 5, ... (G_1 = 1)
+        s = _LGAMMA_SERIES[1] * g + _LGAMMA_SERIES[0]
+        for c in _LGAMMA_SERIES[2:]:
+            e *= a2
             g *= b2
             g += e                                           # G_{p+2} = b^2 G_p + a^p (a + b)
-            e *= a2
             s += c * g
         out = (1.0 + t - 0.5 * b) * _log1p_ratio(t) + np.log(y) - 1.0 - a * b * s
         if low.size:
