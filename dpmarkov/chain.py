@@ -22,6 +22,7 @@ Conventions
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.blas import dgemm, dger
 from scipy.sparse.csgraph import connected_components
 
 from . import _checks
@@ -33,9 +34,11 @@ ROW_SUM_ATOL = 1e-9
 #: Bytes of one batch of Algorithm 2 (one ``standard_gamma`` call; the size of the
 #: arrays ``iter_privatize_chain`` yields).
 BATCH_BYTES = 64 * 2**20
-#: GTH eliminates states in panels of this many (``_gth``) ...
-GTH_PANEL = 16
-#: ... on this many matrices at a time (a few MB: the batch stays in cache).
+#: GTH eliminates the states of one matrix in panels of this many (``_gth``), ...
+GTH_PANEL = 24
+#: ... those of a stack in panels of this many ...
+GTH_PANEL_STACK = 16
+#: ... on this many matrices at a time.
 GTH_BATCH = 16
 
 
@@ -470,15 +473,17 @@ def gth_textbook(P) -> np.ndarray:
         pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
     return pi / pi.sum(axis=-1, keepdims=True)
 
-def _gth_panel_width(n: int) -> int:
+def _gth_panel_width(n: int, batch: int = 1) -> int:
     """Panel width of the blocked GTH: ``GTH_PANEL`` states, more for big matrices.
 
-    Wider panels turn the update of the kept block into a matrix product of
-    higher rank (less memory traffic per flop); the elimination inside a panel
-    costs O(n w^2) in small steps, negligible next to the O(n^3) products for
-    w <= sqrt(n).
+    Wider panels make the update of the kept block a matrix product of higher rank
+    (less memory traffic per flop); the steps inside a panel cost O(w^2) each, a
+    small share of the O(n^2 w) product for w <= sqrt(n).  A stack shares every
+    step among its matrices, so narrower panels suit it.
     """
-    return GTH_PANEL if n < 512 else 4 * GTH_PANEL
+    if n >= 512:
+        return 4 * GTH_PANEL
+    return GTH_PANEL if batch == 1 else GTH_PANEL_STACK
 
 
 def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
@@ -500,84 +505,150 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     > 0 unless something under- or overflowed.  The caller checks that pi is
     finite and positive and sends any other matrix to ``_gth_one_safely``.
 
-    Blocked version: the states lo..hi of a panel (w = ``panel`` states) are
-    eliminated together, and the rank-one updates that reach the kept states
-    0..lo-1 are collected into three matrix products.  The textbook step runs on
-    a small (2w, 2w + 1) matrix Y that stands for A: its rows are w probe rows
-    for the kept rows and the w panel rows; its columns are w probe columns for
-    the kept columns, one column with the panel rows' sums over the kept columns
-    (all that s_p needs from them) and the w panel columns.  The probes start as
-    identities, so after the panel they hold the linear maps the eliminations
-    applied: the kept rows' panel columns become A[:lo, J] M (M = the probe rows'
-    panel columns), the panel rows' kept columns T A[J, :lo] (T = the panel
-    rows' probe columns), and the kept block gets every update at once,
+    Blocked version: the states lo..hi of a panel (k <= ``panel`` states, J =
+    lo..hi) are eliminated together, and the rank-one updates that reach the kept
+    states 0..lo-1 are collected into matrix products.  The textbook step runs on
+    a small matrix Y (``_gth_workspace``) that stands for A: its 2k rows are k
+    probe rows for the kept rows and the k panel rows; its columns are k probe
+    columns for the kept columns, then for j = 0..k a pair (Z_j, Q_j): Z_0 holds
+    the panel rows' sums over the kept columns (all that s_p needs from them),
+    Z_{r+1} the panel column of state lo + r, and Q_j = Z_0 + ... + Z_j the running
+    sums, so that s_p of state lo + r is Q_r, read off without a sum (the rank-one
+    updates keep Q current: they add c_i times the pivot row's own Q).  The probes
+    start as identities, so after the panel they hold the linear maps the
+    eliminations applied: the kept rows' panel columns become A[:lo, J] M (M = the
+    probe rows' panel columns divided by the pivots), the panel rows' kept
+    columns T A[J, :lo] (T = the panel rows' probe columns), and the kept block
+    gets every update at once,
 
-        A[:lo, :lo] += (A[:lo, J] M) T A[J, :lo]      (J = lo..hi),
+        A[:lo, :lo] += (A[:lo, J] M) T A[J, :lo],
 
-    applied in blocks of rows so that no temporary as large as A is made (the
-    whole computation needs A plus O(n w) numbers per matrix).  M, T, the products
-    and the sums involve non-negative numbers only, so the relative accuracy is
-    that of textbook GTH (the tests compare the two to 1e-13 on random and nearly
-    decomposable chains), while most of the work is a BLAS matrix product.  The
-    back substitution uses the panels too: T is (I - U)^{-1} for U the panel's
-    eliminated upper triangle, so pi_J = (pi_{<lo} A[:lo, J] M) T, with
-    A[:lo, J] M kept in A's own panel columns.
+    one BLAS ``dgemm`` that adds in place (no temporary as large as A).  So that it
+    can add in place, it updates the whole rows A[:lo, :] (a contiguous block):
+    the columns >= lo of those rows are no longer needed, because A[:lo, J] M is
+    first stored, transposed, in A[J, :lo], which no later panel touches.  M, T,
+    the products and the sums involve non-negative numbers only, so the relative
+    accuracy is that of textbook GTH (the tests compare the two to 1e-13 on random
+    and nearly decomposable chains).  The back substitution uses the panels too: T
+    is (I - U)^{-1} for U the panel's eliminated upper triangle, so
+    pi_J = (A[J, :lo] pi_{<lo}) T.
+
+    One matrix runs each step as one BLAS rank-one update (``dger``) on Y; a stack
+    runs it as numpy operations shared by all its matrices, and only the products
+    go matrix by matrix.
     """
-    n = A.shape[-1]
     if panel is None:
-        panel = _gth_panel_width(n)
-    if A.shape[0] == 1:                     # one matrix: 2-d arrays, fewer numpy overheads
-        return _gth_panels(A[0], panel)[None]
-    return _gth_panels(A, panel)
+        panel = _gth_panel_width(A.shape[-1], A.shape[0])
+    if A.shape[0] == 1:
+        return _gth_one(A[0], panel)[None]
+    return _gth_stack(A, panel)
 
 
-def _gth_panels(A: np.ndarray, panel: int) -> np.ndarray:
-    """The panel loop of ``_gth`` on a stack (b, n, n) or on one matrix (n, n)."""
+def _gth_workspace(k: int, lead: tuple = (), order: str = "C"):
+    """Y of a panel of k states (``_gth``), its starting value and named views.
+
+    Rows: k probe rows, then the panel rows.  Columns: k probe columns, then
+    Z_0, Q_0, Z_1, Q_1, ..., Z_k, Q_k.
+    """
+    Y = np.zeros(lead + (2 * k, 3 * k + 2), order=order)
+    start = np.zeros_like(Y)
+    start[..., np.arange(k, 2 * k), np.arange(k)] = 1.0             # probe columns (T)
+    start[..., np.arange(k), k + 2 * np.arange(1, k + 1)] = 1.0     # probe rows (M)
+    views = {"Z": Y[..., k:, k::2], "Q": Y[..., k:, k + 1::2],      # panel rows
+             "T": Y[..., k:, :k], "M": Y[..., :k, k + 2::2]}
+    return Y, start, views
+
+
+def _gth_load(A, lo, k, Y, start, views):
+    """Y for the panel lo..lo+k-1 of A (one matrix or a stack)."""
+    J = slice(lo, lo + k)
+    np.copyto(Y, start)
+    Z = views["Z"]
+    np.add.reduce(A[..., J, :lo], axis=-1, out=Z[..., 0])
+    Z[..., 1:] = A[..., J, J]
+    np.cumsum(Z, axis=-1, out=views["Q"])
+
+
+def _gth_one(A: np.ndarray, panel: int) -> np.ndarray:
+    """``_gth`` on one matrix (n, n): each step one BLAS rank-one update."""
     n = A.shape[-1]
-    lead = A.shape[:-2]
-    add_reduce, multiply_outer = np.add.reduce, np.multiply.outer
-    rows = max(512, -(-n // 8))             # update rows per product: a temporary <= A / 8
-    template = np.zeros((2 * panel, 2 * panel + 1))
-    template[:panel, panel + 1:] = template[panel:, :panel] = np.eye(panel)   # the probes
-    panels = []
+    work, panels = {}, []
     hi = n - 1
     while hi >= 1:
         lo = max(1, hi - panel + 1)
-        w = hi - lo + 1
-        J = slice(lo, hi + 1)
-        if w == panel:
-            Y = np.repeat(template[None], A.shape[0], axis=0) if lead else template.copy()
-        else:
-            Y = np.zeros(lead + (2 * w, 2 * w + 1))
-            Y[..., :w, w + 1:] = Y[..., w:, :w] = np.eye(w)      # probe rows and columns
-        Y[..., w:, w] = add_reduce(A[..., J, :lo], axis=-1)       # sums over kept columns
-        Y[..., w:, w + 1:] = A[..., J, J]                         # the panel block
-        if not lead:                                              # one matrix
-            for r in range(w - 1, -1, -1):                        # eliminate state lo + r
-                row, col = w + r, w + 1 + r                       # its row and column in Y
-                c = Y[:row, col]
-                c /= add_reduce(Y[row, w:col])                    # s_p
-                Y[:row, :col] += multiply_outer(c, Y[row, :col])
-        else:                                                     # the same on a stack
-            for r in range(w - 1, -1, -1):
-                row, col = w + r, w + 1 + r
-                s = add_reduce(Y[:, row, w:col], axis=-1)
-                Y[:, :row, col] /= s[:, None]
-                Y[:, :row, :col] += Y[:, :row, col, None] * Y[:, row, None, :col]
-        T = Y[..., w:, :w]
-        C = A[..., :lo, J] @ Y[..., :w, w + 1:]                   # A[:lo, J] M
-        A[..., :lo, J] = C                                        # kept for the back substitution
-        R = T @ A[..., J, :lo]                                    # T A[J, :lo], (w, lo)
-        for r0 in range(0, lo, rows):
-            r1 = min(lo, r0 + rows)
-            A[..., r0:r1, :lo] += C[..., r0:r1, :] @ R
+        k = hi - lo + 1
+        if k not in work:
+            Y, start, views = _gth_workspace(k, order="F")
+            steps = []
+            for r in range(k - 1, -1, -1):
+                row, zc = k + r, k + 2 * (r + 1)       # state lo + r: its row and Z column
+                steps.append((r, row, zc - 1, Y[:, zc], Y[row, :zc], Y[:, :zc], Y[row, k:zc]))
+            work[k] = Y, start, views, steps, np.empty(k)
+        Y, start, views, steps, s = work[k]
+        _gth_load(A, lo, k, Y, start, views)
+        for r, row, q, col, pivot_row, block, used in steps:
+            s[r] = piv = Y[row, q]                     # s_p = Q_r
+            col[row] = 0.0                             # the diagonal, never used
+            # Y[:, :zc] += col pivot_row / s_p: the column has zeros in the pivot row and
+            # in the rows eliminated before (``used``), so only rows < row change
+            dger(1.0 / piv, col, pivot_row, a=block, overwrite_a=1)
+            used.fill(0.0)
+        T = views["T"].copy()
+        _gth_update(A, lo, hi, views["M"] / s, T)
         panels.append((lo, hi, T))
         hi = lo - 1
-    pi = np.empty(lead + (n,))
-    pi[..., 0] = 1.0
+    pi = np.empty(n)
+    pi[0] = 1.0
     for lo, hi, T in reversed(panels):
-        pi[..., lo:hi + 1] = ((pi[..., None, :lo] @ A[..., :lo, lo:hi + 1]) @ T)[..., 0, :]
+        pi[lo:hi + 1] = (A[lo:hi + 1, :lo] @ pi[:lo]) @ T
+    return pi / pi.sum()
+
+
+def _gth_stack(A: np.ndarray, panel: int) -> np.ndarray:
+    """``_gth`` on a stack (b, n, n): each step numpy operations on all b matrices."""
+    b, n = A.shape[0], A.shape[-1]
+    work, panels = {}, []
+    hi = n - 1
+    while hi >= 1:
+        lo = max(1, hi - panel + 1)
+        k = hi - lo + 1
+        if k not in work:
+            Y, start, views = _gth_workspace(k, (b,))
+            work[k] = Y, start, views, np.empty_like(Y), np.empty((b, k))
+        Y, start, views, tmp, s = work[k]
+        _gth_load(A, lo, k, Y, start, views)
+        for r in range(k - 1, -1, -1):
+            row, zc = k + r, k + 2 * (r + 1)
+            s[:, r] = Y[:, row, zc - 1]
+            c = Y[:, :row, zc] / s[:, r, None]
+            t = np.multiply(c[..., None], Y[:, row, None, :zc], out=tmp[:, :row, :zc])
+            Y[:, :row, :zc] += t
+        T = views["T"].copy()
+        _gth_update(A, lo, hi, views["M"] / s[:, None, :], T)
+        panels.append((lo, hi, T))
+        hi = lo - 1
+    pi = np.empty((b, n))
+    pi[:, 0] = 1.0
+    for lo, hi, T in reversed(panels):
+        v = A[:, lo:hi + 1, :lo] @ pi[:, :lo, None]
+        pi[:, lo:hi + 1] = (np.swapaxes(v, -1, -2) @ T)[:, 0]
     return pi / pi.sum(axis=-1, keepdims=True)
+
+
+def _gth_update(A: np.ndarray, lo: int, hi: int, M: np.ndarray, T: np.ndarray) -> None:
+    """After the panel lo..hi (``_gth``): A[J, :lo] = (A[:lo, J] M)^T, A[:lo, :] += (A[:lo, J] M) T A[J, :].
+
+    One matrix (n, n) or a stack (b, n, n); the last update is one in-place
+    ``dgemm`` per matrix on the contiguous rows A[:lo, :].
+    """
+    n, J = A.shape[-1], slice(lo, hi + 1)
+    C = A[..., :lo, J] @ M                          # (..., lo, k), C-contiguous
+    R = T @ A[..., J, :]                            # (..., k, n)
+    A[..., J, :lo] = np.swapaxes(C, -1, -2)         # kept for the back substitution
+    k = hi - lo + 1
+    for a, c, r in zip(A.reshape(-1, n, n), C.reshape(-1, lo, k), R.reshape(-1, k, n)):
+        # a[:lo].T is a column-major (n, lo) view of the rows a[:lo, :]: updated in place
+        dgemm(1.0, r.T, c.T, beta=1.0, c=a[:lo].T, overwrite_c=1)
 
 
 def _stochastic_fast(P) -> np.ndarray:

@@ -199,9 +199,12 @@ def test_blocked_gth_matches_textbook_gth(n):
                       nearly_decomposable(rng, n) if n >= 4 else random_chain(rng, n)])
     ref = gth_reference(stack)
     assert np.allclose(np.einsum("bi,bij->bj", ref, stack), ref, rtol=1e-12, atol=0)
-    for panel in (1, 3, 16, 64):                   # panel 1 is the textbook order
-        pi = ch._gth(stack.copy(), panel)
+    for panel in (1, 3, 16, 24, 64):               # panel 1 is the textbook order
+        pi = ch._gth(stack.copy(), panel)          # the stack's numpy steps
         assert np.max(np.abs(pi / ref - 1)) < 1e-13, f"panel {panel}"
+        for m in range(stack.shape[0]):            # one matrix: BLAS rank-one steps
+            pi = ch._gth(stack[m:m + 1].copy(), panel)
+            assert np.max(np.abs(pi / ref[m:m + 1] - 1)) < 1e-13, f"panel {panel}, matrix {m}"
     assert np.max(np.abs(dm.stationary_distribution(stack) / ref - 1)) < 1e-13
 
 
