@@ -474,15 +474,14 @@ def gth_textbook(P) -> np.ndarray:
     return pi / pi.sum(axis=-1, keepdims=True)
 
 def _gth_panel_width(n: int, batch: int = 1) -> int:
-    """Panel width of the blocked GTH: ``GTH_PANEL`` states, more for big matrices.
+    """Panel width of the blocked GTH: ``GTH_PANEL`` states (``GTH_PANEL_STACK`` for a
+    stack), 64 for big matrices.
 
     Wider panels make the update of the kept block a matrix product of higher rank
-    (less memory traffic per flop); the steps inside a panel cost O(w^2) each, a
-    small share of the O(n^2 w) product for w <= sqrt(n).  A stack shares every
-    step among its matrices, so narrower panels suit it.
+    (less memory traffic per flop), while the steps inside a panel cost more.
     """
     if n >= 512:
-        return 4 * GTH_PANEL
+        return 64
     return GTH_PANEL if batch == 1 else GTH_PANEL_STACK
 
 
@@ -500,42 +499,38 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     quantity is exactly 0 in floating point only if it is 0 in exact arithmetic
     (or underflowed).  So GTH decides irreducibility by itself: a second closed
     class makes some s_p = 0, the division by it leaves an infinity or a NaN in
-    pi (below, 1/s_p enters the probe M that every later pi_j passes through), and
-    a transient state gets pi_j = 0 exactly; an irreducible chain gets a finite pi
-    > 0 unless something under- or overflowed.  The caller checks that pi is
-    finite and positive and sends any other matrix to ``_gth_one_safely``.
+    pi (below, 1/s_p enters the matrix G that every pi_j of its panel passes
+    through), and a transient state gets pi_j = 0 exactly; an irreducible chain
+    gets a finite pi > 0 unless something under- or overflowed.  The caller
+    checks that pi is finite and positive and sends any other matrix to
+    ``_gth_one_safely``.
 
-    Blocked version: the states lo..hi of a panel (k <= ``panel`` states, J =
-    lo..hi) are eliminated together, and the rank-one updates that reach the kept
-    states 0..lo-1 are collected into matrix products.  The textbook step runs on
-    a small matrix Y (``_gth_workspace``) that stands for A: its 2k rows are k
-    probe rows for the kept rows and the k panel rows; its columns are k probe
-    columns for the kept columns, then for j = 0..k a pair (Z_j, Q_j): Z_0 holds
-    the panel rows' sums over the kept columns (all that s_p needs from them),
-    Z_{r+1} the panel column of state lo + r, and Q_j = Z_0 + ... + Z_j the running
-    sums, so that s_p of state lo + r is Q_r, read off without a sum (the rank-one
-    updates keep Q current: they add c_i times the pivot row's own Q).  The probes
-    start as identities, so after the panel they hold the linear maps the
-    eliminations applied: the kept rows' panel columns become A[:lo, J] M (M = the
-    probe rows' panel columns divided by the pivots), the panel rows' kept
-    columns T A[J, :lo] (T = the panel rows' probe columns), and the kept block
-    gets every update at once,
+    Blocked version: the states J = lo..hi of a panel (k <= ``panel`` states) are
+    eliminated together on a small matrix, and the rank-one updates that reach
+    the kept states 0..lo-1 are collected into one matrix product.  In exact
+    arithmetic the panel's eliminations factor I - A[J, J] (diagonal pivots s_p)
+    as (I - U)(S - L), U strictly upper, L strictly lower, S = diag(s_p), and add
+    to the kept block
 
-        A[:lo, :lo] += (A[:lo, J] M) T A[J, :lo],
+        A[:lo, :lo] += A[:lo, J] G A[J, :lo],   G = (S - L)^{-1} (I - U)^{-1},
 
-    one BLAS ``dgemm`` that adds in place (no temporary as large as A).  So that it
-    can add in place, it updates the whole rows A[:lo, :] (a contiguous block):
-    the columns >= lo of those rows are no longer needed, because A[:lo, J] M is
-    first stored, transposed, in A[J, :lo], which no later panel touches.  M, T,
-    the products and the sums involve non-negative numbers only, so the relative
-    accuracy is that of textbook GTH (the tests compare the two to 1e-13 on random
-    and nearly decomposable chains).  The back substitution uses the panels too: T
-    is (I - U)^{-1} for U the panel's eliminated upper triangle, so
-    pi_J = (A[J, :lo] pi_{<lo}) T.
+    which ``_gth_update`` applies as one BLAS ``dgemm`` per matrix, adding in
+    place: it updates the whole rows A[:lo, :] (a contiguous block), because the
+    columns >= lo of those rows are no longer needed once A[:lo, J] is stored,
+    transposed, in A[J, :lo], which no later panel touches.  The back substitution
+    is pi_J = (A[J, :lo] pi_{<lo}) G.  G, its factors and the products involve
+    non-negative numbers only (the inverses of S - L and I - U are sums of
+    products of non-negative entries), so the relative accuracy is that of
+    textbook GTH; the tests compare the two to 1e-13 on random and nearly
+    decomposable chains.
 
-    One matrix runs each step as one BLAS rank-one update (``dger``) on Y; a stack
-    runs it as numpy operations shared by all its matrices, and only the products
-    go matrix by matrix.
+    The k pivots are found by textbook steps on the panel rows only, next to
+    which each row carries its running sums (``_gth_panel``), so that s_p is read
+    off, not summed.  One matrix (``_gth_one``) runs each step as one BLAS
+    rank-one update (``dger``) and lets probe rows and columns, which start as
+    identities, collect (S - L)^{-1} and (I - U)^{-1}; a stack (``_gth_stack``)
+    runs the steps as numpy operations shared by all its matrices and sums the
+    two inverses as series (``_series``).
     """
     if panel is None:
         panel = _gth_panel_width(A.shape[-1], A.shape[0])
@@ -544,33 +539,30 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     return _gth_stack(A, panel)
 
 
-def _gth_workspace(k: int, lead: tuple = (), order: str = "C"):
-    """Y of a panel of k states (``_gth``), its starting value and named views.
+def _gth_panel(A: np.ndarray, lo: int, k: int, Z: np.ndarray, Q: np.ndarray) -> None:
+    """The panel rows of A (one matrix or a stack (b, n, n)) as GTH sees them.
 
-    Rows: k probe rows, then the panel rows.  Columns: k probe columns, then
-    Z_0, Q_0, Z_1, Q_1, ..., Z_k, Q_k.
+    Z[..., i, 0] is row lo + i's sum over the kept columns (all that s_p needs
+    of them), Z[..., i, 1 + j] = A[..., lo + i, lo + j], and Q[..., i, j] =
+    Z[..., i, 0] + ... + Z[..., i, j], the running sums: s_p of state lo + r is
+    Q[r, r] once the states above it are eliminated.  The rank-one steps keep Q
+    current, because they add to Q c_i times the pivot row's own Q.
     """
-    Y = np.zeros(lead + (2 * k, 3 * k + 2), order=order)
-    start = np.zeros_like(Y)
-    start[..., np.arange(k, 2 * k), np.arange(k)] = 1.0             # probe columns (T)
-    start[..., np.arange(k), k + 2 * np.arange(1, k + 1)] = 1.0     # probe rows (M)
-    views = {"Z": Y[..., k:, k::2], "Q": Y[..., k:, k + 1::2],      # panel rows
-             "T": Y[..., k:, :k], "M": Y[..., :k, k + 2::2]}
-    return Y, start, views
-
-
-def _gth_load(A, lo, k, Y, start, views):
-    """Y for the panel lo..lo+k-1 of A (one matrix or a stack)."""
     J = slice(lo, lo + k)
-    np.copyto(Y, start)
-    Z = views["Z"]
     np.add.reduce(A[..., J, :lo], axis=-1, out=Z[..., 0])
     Z[..., 1:] = A[..., J, J]
-    np.cumsum(Z, axis=-1, out=views["Q"])
+    np.cumsum(Z, axis=-1, out=Q)
 
 
 def _gth_one(A: np.ndarray, panel: int) -> np.ndarray:
-    """``_gth`` on one matrix (n, n): each step one BLAS rank-one update."""
+    """``_gth`` on one matrix (n, n), each step one BLAS rank-one update on Y.
+
+    Y (column-major) has k probe rows and the k panel rows; its columns are k
+    probe columns, then Z_0, Q_0, Z_1, Q_1, ..., Z_k, Q_k (``_gth_panel``).  The
+    probes start as identities; after the panel the probe rows' Z columns,
+    divided by the pivots, are (S - L)^{-1} and the panel rows' probe columns
+    are (I - U)^{-1}.
+    """
     n = A.shape[-1]
     work, panels = {}, []
     hi = n - 1
@@ -578,34 +570,60 @@ def _gth_one(A: np.ndarray, panel: int) -> np.ndarray:
         lo = max(1, hi - panel + 1)
         k = hi - lo + 1
         if k not in work:
-            Y, start, views = _gth_workspace(k, order="F")
+            Y = np.zeros((2 * k, 3 * k + 2), order="F")
+            start = np.zeros_like(Y)
+            start[np.arange(k), k + 2 * np.arange(1, k + 1)] = 1.0     # probe rows
+            start[np.arange(k, 2 * k), np.arange(k)] = 1.0             # probe columns
             steps = []
             for r in range(k - 1, -1, -1):
-                row, zc = k + r, k + 2 * (r + 1)       # state lo + r: its row and Z column
+                row, zc = k + r, k + 2 * (r + 1)      # state lo + r: its row and Z column
                 steps.append((r, row, zc - 1, Y[:, zc], Y[row, :zc], Y[:, :zc], Y[row, k:zc]))
-            work[k] = Y, start, views, steps, np.empty(k)
-        Y, start, views, steps, s = work[k]
-        _gth_load(A, lo, k, Y, start, views)
+            work[k] = Y, start, steps, np.empty(k)
+        Y, start, steps, s = work[k]
+        np.copyto(Y, start)
+        _gth_panel(A, lo, k, Y[k:, k::2], Y[k:, k + 1::2])
         for r, row, q, col, pivot_row, block, used in steps:
-            s[r] = piv = Y[row, q]                     # s_p = Q_r
-            col[row] = 0.0                             # the diagonal, never used
-            # Y[:, :zc] += col pivot_row / s_p: the column has zeros in the pivot row and
-            # in the rows eliminated before (``used``), so only rows < row change
-            dger(1.0 / piv, col, pivot_row, a=block, overwrite_a=1)
+            s[r] = pivot = Y[row, q]                  # s_p = Q_r
+            col[row] = 0.0                            # the diagonal, never used
+            # Y[:, :zc] += col pivot_row / s_p; col is 0 in the pivot row and in the
+            # rows eliminated before (``used`` is cleared), so only rows < row change
+            dger(1.0 / pivot, col, pivot_row, a=block, overwrite_a=1)
             used.fill(0.0)
-        T = views["T"].copy()
-        _gth_update(A, lo, hi, views["M"] / s, T)
-        panels.append((lo, hi, T))
+        G = (Y[:k, k + 2::2] / s) @ Y[k:, :k]
+        _gth_update(A, lo, hi, G)
+        panels.append((lo, hi))
         hi = lo - 1
     pi = np.empty(n)
     pi[0] = 1.0
-    for lo, hi, T in reversed(panels):
-        pi[lo:hi + 1] = (A[lo:hi + 1, :lo] @ pi[:lo]) @ T
+    for lo, hi in reversed(panels):
+        pi[lo:hi + 1] = A[lo:hi + 1, :lo] @ pi[:lo]
     return pi / pi.sum()
 
 
+def _series(X: np.ndarray) -> np.ndarray:
+    """(I - X)^{-1} = I + X + X^2 + ... for strictly triangular X >= 0 (..., k, k).
+
+    X^k = 0, so the product (I + X)(I + X^2)(I + X^4)... of ceil(log2 k) factors is
+    the whole series: non-negative sums and products only.
+    """
+    k = X.shape[-1]
+    out = X + np.eye(k)
+    power, reach = X, 2                  # out = I + X + ... + X^(reach - 1)
+    while reach < k:
+        power = power @ power
+        out += out @ power
+        reach *= 2
+    return out
+
+
 def _gth_stack(A: np.ndarray, panel: int) -> np.ndarray:
-    """``_gth`` on a stack (b, n, n): each step numpy operations on all b matrices."""
+    """``_gth`` on a stack (b, n, n), each step numpy operations on all b matrices.
+
+    The panel rows live in W (k, 2k + 2, b), the stack's axis last so that every
+    operation runs along it: columns Z_0, Q_0, ..., Z_k, Q_k (``_gth_panel``).
+    After the steps, W's panel block holds U / S above its diagonal (each column
+    divided by its pivot) and L below it.
+    """
     b, n = A.shape[0], A.shape[-1]
     work, panels = {}, []
     hi = n - 1
@@ -613,42 +631,45 @@ def _gth_stack(A: np.ndarray, panel: int) -> np.ndarray:
         lo = max(1, hi - panel + 1)
         k = hi - lo + 1
         if k not in work:
-            Y, start, views = _gth_workspace(k, (b,))
-            work[k] = Y, start, views, np.empty_like(Y), np.empty((b, k))
-        Y, start, views, tmp, s = work[k]
-        _gth_load(A, lo, k, Y, start, views)
+            W = np.empty((k, 2 * k + 2, b))
+            work[k] = (W, np.empty_like(W), np.empty((k, b)),
+                       np.triu(np.ones((k, k), dtype=bool), 1))
+        W, tmp, s, upper = work[k]
+        Zb, Qb = np.moveaxis(W[:, ::2], -1, 0), np.moveaxis(W[:, 1::2], -1, 0)
+        _gth_panel(A, lo, k, Zb, Qb)
         for r in range(k - 1, -1, -1):
-            row, zc = k + r, k + 2 * (r + 1)
-            s[:, r] = Y[:, row, zc - 1]
-            c = Y[:, :row, zc] / s[:, r, None]
-            t = np.multiply(c[..., None], Y[:, row, None, :zc], out=tmp[:, :row, :zc])
-            Y[:, :row, :zc] += t
-        T = views["T"].copy()
-        _gth_update(A, lo, hi, views["M"] / s[:, None, :], T)
-        panels.append((lo, hi, T))
+            zc = 2 * (r + 1)                          # state lo + r: its Z column
+            s[r] = W[r, zc - 1]                       # s_p = Q_r
+            col = W[:r, zc]
+            col /= s[r]
+            W[:r, :zc] += np.multiply(col[:, None], W[r, None, :zc], out=tmp[:r, :zc])
+        B = Zb[..., 1:]                               # (b, k, k)
+        inv_pivots = 1.0 / s.T                        # (b, k)
+        G = ((_series(np.where(upper.T, B, 0.0) * inv_pivots[:, None, :])
+              * inv_pivots[:, :, None]) @ _series(np.where(upper, B, 0.0)))
+        _gth_update(A, lo, hi, G)
+        panels.append((lo, hi))
         hi = lo - 1
     pi = np.empty((b, n))
     pi[:, 0] = 1.0
-    for lo, hi, T in reversed(panels):
-        v = A[:, lo:hi + 1, :lo] @ pi[:, :lo, None]
-        pi[:, lo:hi + 1] = (np.swapaxes(v, -1, -2) @ T)[:, 0]
+    for lo, hi in reversed(panels):
+        pi[:, lo:hi + 1] = (A[:, lo:hi + 1, :lo] @ pi[:, :lo, None])[..., 0]
     return pi / pi.sum(axis=-1, keepdims=True)
 
 
-def _gth_update(A: np.ndarray, lo: int, hi: int, M: np.ndarray, T: np.ndarray) -> None:
-    """After the panel lo..hi (``_gth``): A[J, :lo] = (A[:lo, J] M)^T, A[:lo, :] += (A[:lo, J] M) T A[J, :].
+def _gth_update(A: np.ndarray, lo: int, hi: int, G: np.ndarray) -> None:
+    """After the panel J = lo..hi (``_gth``): A[:lo, :] += D A[J, :] with D = A[:lo, J] G,
+    then A[J, :lo] = D^T (one matrix (n, n) or a stack (b, n, n)).
 
-    One matrix (n, n) or a stack (b, n, n); the last update is one in-place
-    ``dgemm`` per matrix on the contiguous rows A[:lo, :].
+    The update is one in-place ``dgemm`` per matrix on the contiguous rows
+    A[:lo, :], seen as the column-major (n, lo) matrix A[:lo, :]^T; D^T is what
+    the back substitution needs (pi_J = D^T pi_{<lo}).
     """
     n, J = A.shape[-1], slice(lo, hi + 1)
-    C = A[..., :lo, J] @ M                          # (..., lo, k), C-contiguous
-    R = T @ A[..., J, :]                            # (..., k, n)
-    A[..., J, :lo] = np.swapaxes(C, -1, -2)         # kept for the back substitution
-    k = hi - lo + 1
-    for a, c, r in zip(A.reshape(-1, n, n), C.reshape(-1, lo, k), R.reshape(-1, k, n)):
-        # a[:lo].T is a column-major (n, lo) view of the rows a[:lo, :]: updated in place
-        dgemm(1.0, r.T, c.T, beta=1.0, c=a[:lo].T, overwrite_c=1)
+    D = A[..., :lo, J] @ G                            # (..., lo, k), C-contiguous
+    for a, d in zip(A.reshape(-1, n, n), D.reshape(-1, lo, hi - lo + 1)):
+        dgemm(1.0, a[J].T, d.T, beta=1.0, c=a[:lo].T, overwrite_c=1)
+    A[..., J, :lo] = np.swapaxes(D, -1, -2)
 
 
 def _stochastic_fast(P) -> np.ndarray:
