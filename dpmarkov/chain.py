@@ -40,6 +40,9 @@ GTH_PANEL = 24
 GTH_PANEL_STACK = 16
 #: ... on this many matrices at a time.
 GTH_BATCH = 16
+#: The kept block is moved to the front of the memory when it shrinks to this
+#: share of its rows' length (``_gth_blocked``).
+GTH_COMPACT = 0.8
 
 
 # --------------------------------------------------------------------------- counts
@@ -535,8 +538,8 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     if panel is None:
         panel = _gth_panel_width(A.shape[-1], A.shape[0])
     if A.shape[0] == 1:
-        return _gth_one(A[0], panel)[None]
-    return _gth_stack(A, panel)
+        return _gth_blocked(A[0], panel, _pivots_one)[None]
+    return _gth_blocked(A, panel, _pivots_stack)
 
 
 def _gth_panel(A: np.ndarray, lo: int, k: int, Z: np.ndarray, Q: np.ndarray) -> None:
@@ -554,50 +557,78 @@ def _gth_panel(A: np.ndarray, lo: int, k: int, Z: np.ndarray, Q: np.ndarray) -> 
     np.cumsum(Z, axis=-1, out=Q)
 
 
-def _gth_one(A: np.ndarray, panel: int) -> np.ndarray:
-    """``_gth`` on one matrix (n, n), each step one BLAS rank-one update on Y.
+def _gth_blocked(A: np.ndarray, panel: int, pivots) -> np.ndarray:
+    """The panel loop of ``_gth`` on one matrix (n, n) or a stack (b, n, n).
+
+    ``pivots(A, lo, k, work)`` eliminates the panel lo..lo+k-1 on its own rows and
+    returns G.  Whenever the kept block has shrunk to ``GTH_COMPACT`` of the rows'
+    length, it is moved to the front of A's memory (``_gth_compact``), so that the
+    in-place products stop updating columns that are no longer needed.
+    """
+    n = A.shape[-1]
+    lead = A.shape[:-2]
+    memory = A.reshape(lead + (n * n,))
+    work, stored = {}, []
+    width, hi = n, n - 1
+    while hi >= 1:
+        lo = max(1, hi - panel + 1)
+        _gth_update(A, lo, hi, pivots(A, lo, hi - lo + 1, work))
+        stored.append((lo, hi, A[..., lo:hi + 1, :lo]))           # D^T, never moved
+        if 1 < lo <= GTH_COMPACT * width:
+            A, width = _gth_compact(memory, A, lo), lo
+        hi = lo - 1
+    pi = np.empty(lead + (n,))
+    pi[..., 0] = 1.0
+    for lo, hi, Dt in reversed(stored):
+        pi[..., lo:hi + 1] = (Dt @ pi[..., :lo, None])[..., 0]
+    return pi / pi.sum(axis=-1, keepdims=True)
+
+
+def _gth_compact(memory: np.ndarray, A: np.ndarray, lo: int) -> np.ndarray:
+    """A[..., :lo, :lo] copied to the first lo * lo numbers of each matrix's memory.
+
+    Row i moves from i * width to i * lo, never later, so copying blocks of rows in
+    order reads each before it is overwritten (numpy buffers the overlap inside a
+    block); the rows >= lo of the old layout, where D^T is stored, are beyond the
+    new block.
+    """
+    new = memory[..., :lo * lo].reshape(A.shape[:-2] + (lo, lo))
+    for r0 in range(0, lo, 64):
+        r1 = min(lo, r0 + 64)
+        new[..., r0:r1, :] = A[..., r0:r1, :lo]
+    return new
+
+
+def _pivots_one(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
+    """The panel lo..lo+k-1 of one matrix, each step one BLAS rank-one update on Y.
 
     Y (column-major) has k probe rows and the k panel rows; its columns are k
     probe columns, then Z_0, Q_0, Z_1, Q_1, ..., Z_k, Q_k (``_gth_panel``).  The
     probes start as identities; after the panel the probe rows' Z columns,
     divided by the pivots, are (S - L)^{-1} and the panel rows' probe columns
-    are (I - U)^{-1}.
+    are (I - U)^{-1}.  Returns G = (S - L)^{-1} (I - U)^{-1}.
     """
-    n = A.shape[-1]
-    work, panels = {}, []
-    hi = n - 1
-    while hi >= 1:
-        lo = max(1, hi - panel + 1)
-        k = hi - lo + 1
-        if k not in work:
-            Y = np.zeros((2 * k, 3 * k + 2), order="F")
-            start = np.zeros_like(Y)
-            start[np.arange(k), k + 2 * np.arange(1, k + 1)] = 1.0     # probe rows
-            start[np.arange(k, 2 * k), np.arange(k)] = 1.0             # probe columns
-            steps = []
-            for r in range(k - 1, -1, -1):
-                row, zc = k + r, k + 2 * (r + 1)      # state lo + r: its row and Z column
-                steps.append((r, row, zc - 1, Y[:, zc], Y[row, :zc], Y[:, :zc], Y[row, k:zc]))
-            work[k] = Y, start, steps, np.empty(k)
-        Y, start, steps, s = work[k]
-        np.copyto(Y, start)
-        _gth_panel(A, lo, k, Y[k:, k::2], Y[k:, k + 1::2])
-        for r, row, q, col, pivot_row, block, used in steps:
-            s[r] = pivot = Y[row, q]                  # s_p = Q_r
-            col[row] = 0.0                            # the diagonal, never used
-            # Y[:, :zc] += col pivot_row / s_p; col is 0 in the pivot row and in the
-            # rows eliminated before (``used`` is cleared), so only rows < row change
-            dger(1.0 / pivot, col, pivot_row, a=block, overwrite_a=1)
-            used.fill(0.0)
-        G = (Y[:k, k + 2::2] / s) @ Y[k:, :k]
-        _gth_update(A, lo, hi, G)
-        panels.append((lo, hi))
-        hi = lo - 1
-    pi = np.empty(n)
-    pi[0] = 1.0
-    for lo, hi in reversed(panels):
-        pi[lo:hi + 1] = A[lo:hi + 1, :lo] @ pi[:lo]
-    return pi / pi.sum()
+    if k not in work:
+        Y = np.zeros((2 * k, 3 * k + 2), order="F")
+        start = np.zeros_like(Y)
+        start[np.arange(k), k + 2 * np.arange(1, k + 1)] = 1.0     # probe rows
+        start[np.arange(k, 2 * k), np.arange(k)] = 1.0             # probe columns
+        steps = []
+        for r in range(k - 1, -1, -1):
+            row, zc = k + r, k + 2 * (r + 1)      # state lo + r: its row and Z column
+            steps.append((r, row, zc - 1, Y[:, zc], Y[row, :zc], Y[:, :zc], Y[row, k:zc]))
+        work[k] = Y, start, steps, np.empty(k)
+    Y, start, steps, s = work[k]
+    np.copyto(Y, start)
+    _gth_panel(A, lo, k, Y[k:, k::2], Y[k:, k + 1::2])
+    for r, row, q, col, pivot_row, block, used in steps:
+        s[r] = pivot = Y[row, q]                  # s_p = Q_r
+        col[row] = 0.0                            # the diagonal, never used
+        # Y[:, :zc] += col pivot_row / s_p; col is 0 in the pivot row and in the
+        # rows eliminated before (``used`` is cleared), so only rows < row change
+        dger(1.0 / pivot, col, pivot_row, a=block, overwrite_a=1)
+        used.fill(0.0)
+    return (Y[:k, k + 2::2] / s) @ Y[k:, :k]
 
 
 def _series(X: np.ndarray) -> np.ndarray:
@@ -616,45 +647,31 @@ def _series(X: np.ndarray) -> np.ndarray:
     return out
 
 
-def _gth_stack(A: np.ndarray, panel: int) -> np.ndarray:
-    """``_gth`` on a stack (b, n, n), each step numpy operations on all b matrices.
+def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
+    """The panel lo..lo+k-1 of a stack (b, n, n), each step numpy operations on all b.
 
     The panel rows live in W (k, 2k + 2, b), the stack's axis last so that every
     operation runs along it: columns Z_0, Q_0, ..., Z_k, Q_k (``_gth_panel``).
-    After the steps, W's panel block holds U / S above its diagonal (each column
-    divided by its pivot) and L below it.
+    After the steps, W's panel block holds U above its diagonal (each column
+    divided by its pivot) and L below it; returns G (b, k, k).
     """
-    b, n = A.shape[0], A.shape[-1]
-    work, panels = {}, []
-    hi = n - 1
-    while hi >= 1:
-        lo = max(1, hi - panel + 1)
-        k = hi - lo + 1
-        if k not in work:
-            W = np.empty((k, 2 * k + 2, b))
-            work[k] = (W, np.empty_like(W), np.empty((k, b)),
-                       np.triu(np.ones((k, k), dtype=bool), 1))
-        W, tmp, s, upper = work[k]
-        Zb, Qb = np.moveaxis(W[:, ::2], -1, 0), np.moveaxis(W[:, 1::2], -1, 0)
-        _gth_panel(A, lo, k, Zb, Qb)
-        for r in range(k - 1, -1, -1):
-            zc = 2 * (r + 1)                          # state lo + r: its Z column
-            s[r] = W[r, zc - 1]                       # s_p = Q_r
-            col = W[:r, zc]
-            col /= s[r]
-            W[:r, :zc] += np.multiply(col[:, None], W[r, None, :zc], out=tmp[:r, :zc])
-        B = Zb[..., 1:]                               # (b, k, k)
-        inv_pivots = 1.0 / s.T                        # (b, k)
-        G = ((_series(np.where(upper.T, B, 0.0) * inv_pivots[:, None, :])
-              * inv_pivots[:, :, None]) @ _series(np.where(upper, B, 0.0)))
-        _gth_update(A, lo, hi, G)
-        panels.append((lo, hi))
-        hi = lo - 1
-    pi = np.empty((b, n))
-    pi[:, 0] = 1.0
-    for lo, hi in reversed(panels):
-        pi[:, lo:hi + 1] = (A[:, lo:hi + 1, :lo] @ pi[:, :lo, None])[..., 0]
-    return pi / pi.sum(axis=-1, keepdims=True)
+    b = A.shape[0]
+    if k not in work:
+        W = np.empty((k, 2 * k + 2, b))
+        work[k] = W, np.empty_like(W), np.empty((k, b)), np.triu(np.ones((k, k), dtype=bool), 1)
+    W, tmp, s, upper = work[k]
+    Z, Q = np.moveaxis(W[:, ::2], -1, 0), np.moveaxis(W[:, 1::2], -1, 0)
+    _gth_panel(A, lo, k, Z, Q)
+    for r in range(k - 1, -1, -1):
+        zc = 2 * (r + 1)                          # state lo + r: its Z column
+        s[r] = W[r, zc - 1]                       # s_p = Q_r
+        col = W[:r, zc]
+        col /= s[r]
+        W[:r, :zc] += np.multiply(col[:, None], W[r, None, :zc], out=tmp[:r, :zc])
+    B = Z[..., 1:]                                # (b, k, k)
+    inv = 1.0 / s.T                               # (b, k): 1 / s_p
+    return ((_series(np.where(upper.T, B, 0.0) * inv[:, None, :]) * inv[:, :, None])
+            @ _series(np.where(upper, B, 0.0)))
 
 
 def _gth_update(A: np.ndarray, lo: int, hi: int, G: np.ndarray) -> None:
@@ -665,9 +682,9 @@ def _gth_update(A: np.ndarray, lo: int, hi: int, G: np.ndarray) -> None:
     A[:lo, :], seen as the column-major (n, lo) matrix A[:lo, :]^T; D^T is what
     the back substitution needs (pi_J = D^T pi_{<lo}).
     """
-    n, J = A.shape[-1], slice(lo, hi + 1)
+    J = slice(lo, hi + 1)
     D = A[..., :lo, J] @ G                            # (..., lo, k), C-contiguous
-    for a, d in zip(A.reshape(-1, n, n), D.reshape(-1, lo, hi - lo + 1)):
+    for a, d in zip(A if A.ndim == 3 else A[None], D if D.ndim == 3 else D[None]):
         dgemm(1.0, a[J].T, d.T, beta=1.0, c=a[:lo].T, overwrite_c=1)
     A[..., J, :lo] = np.swapaxes(D, -1, -2)
 
