@@ -22,7 +22,7 @@ Conventions
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.blas import dgemm, dger
+from scipy.linalg.blas import dgemm, dger, dtrsm
 from scipy.sparse.csgraph import connected_components
 
 from . import _checks
@@ -628,23 +628,8 @@ def _pivots_one(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
         # rows eliminated before (``used`` is cleared), so only rows < row change
         dger(1.0 / pivot, col, pivot_row, a=block, overwrite_a=1)
         used.fill(0.0)
-    return (Y[:k, k + 2::2] / s) @ Y[k:, :k]
-
-
-def _series(X: np.ndarray) -> np.ndarray:
-    """(I - X)^{-1} = I + X + X^2 + ... for strictly triangular X >= 0 (..., k, k).
-
-    X^k = 0, so the product (I + X)(I + X^2)(I + X^4)... of ceil(log2 k) factors is
-    the whole series: non-negative sums and products only.
-    """
-    k = X.shape[-1]
-    out = X + np.eye(k)
-    power, reach = X, 2                  # out = I + X + ... + X^(reach - 1)
-    while reach < k:
-        power = power @ power
-        out += out @ power
-        reach *= 2
-    return out
+    G = (Y[:k, k + 2::2] / s) @ Y[k:, :k]
+    return G.T @ A[:lo, lo:lo + k].T
 
 
 def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
@@ -653,13 +638,15 @@ def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
     The panel rows live in W (k, 2k + 2, b), the stack's axis last so that every
     operation runs along it: columns Z_0, Q_0, ..., Z_k, Q_k (``_gth_panel``).
     After the steps, W's panel block holds U above its diagonal (each column
-    divided by its pivot) and L below it; returns G (b, k, k).
+    divided by its pivot) and L below it; D = A[:lo, J] (S - L)^{-1} (I - U)^{-1}
+    is then two triangular solves (``dtrsm``) per matrix, which add and divide
+    non-negative numbers only: the off-diagonal entries -L and -U are subtracted.
     """
     b = A.shape[0]
     if k not in work:
         W = np.empty((k, 2 * k + 2, b))
-        work[k] = W, np.empty_like(W), np.empty((k, b)), np.triu(np.ones((k, k), dtype=bool), 1)
-    W, tmp, s, upper = work[k]
+        work[k] = W, np.empty_like(W), np.empty((k, b)), np.tril(np.ones((k, k), dtype=bool), -1)
+    W, tmp, s, lower = work[k]
     Z, Q = np.moveaxis(W[:, ::2], -1, 0), np.moveaxis(W[:, 1::2], -1, 0)
     _gth_panel(A, lo, k, Z, Q)
     for r in range(k - 1, -1, -1):
@@ -668,25 +655,29 @@ def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
         col = W[:r, zc]
         col /= s[r]
         W[:r, :zc] += np.multiply(col[:, None], W[r, None, :zc], out=tmp[:r, :zc])
-    B = Z[..., 1:]                                # (b, k, k)
-    inv = 1.0 / s.T                               # (b, k): 1 / s_p
-    return ((_series(np.where(upper.T, B, 0.0) * inv[:, None, :]) * inv[:, :, None])
-            @ _series(np.where(upper, B, 0.0)))
+    # the transposes of S - L and I - U (C-ordered: their .T are column-major)
+    BT = np.negative(np.swapaxes(Z[..., 1:], -1, -2))
+    SLT, IUT = np.where(lower, 0.0, BT), np.where(lower, BT, 0.0)
+    SLT[:, np.arange(k), np.arange(k)] = s.T
+    Dt = np.swapaxes(A[:, :lo, lo:lo + k], -1, -2).copy()      # (b, k, lo): D^T
+    for d, sl, iu in zip(Dt, SLT, IUT):
+        dtrsm(1.0, sl.T, d.T, side=1, lower=1, overwrite_b=1)
+        dtrsm(1.0, iu.T, d.T, side=1, lower=0, diag=1, overwrite_b=1)
+    return Dt
 
 
-def _gth_update(A: np.ndarray, lo: int, hi: int, G: np.ndarray) -> None:
-    """After the panel J = lo..hi (``_gth``): A[:lo, :] += D A[J, :] with D = A[:lo, J] G,
-    then A[J, :lo] = D^T (one matrix (n, n) or a stack (b, n, n)).
+def _gth_update(A: np.ndarray, lo: int, hi: int, Dt: np.ndarray) -> None:
+    """After the panel J = lo..hi (``_gth``): A[:lo, :] += D A[J, :], then A[J, :lo] = D^T,
+    for D = A[:lo, J] G (``Dt`` = D^T, C-contiguous; one matrix or a stack).
 
     The update is one in-place ``dgemm`` per matrix on the contiguous rows
     A[:lo, :], seen as the column-major (n, lo) matrix A[:lo, :]^T; D^T is what
     the back substitution needs (pi_J = D^T pi_{<lo}).
     """
     J = slice(lo, hi + 1)
-    D = A[..., :lo, J] @ G                            # (..., lo, k), C-contiguous
-    for a, d in zip(A if A.ndim == 3 else A[None], D if D.ndim == 3 else D[None]):
-        dgemm(1.0, a[J].T, d.T, beta=1.0, c=a[:lo].T, overwrite_c=1)
-    A[..., J, :lo] = np.swapaxes(D, -1, -2)
+    for a, dt in zip(A if A.ndim == 3 else A[None], Dt if Dt.ndim == 3 else Dt[None]):
+        dgemm(1.0, a[J].T, dt.T, beta=1.0, c=a[:lo].T, trans_b=1, overwrite_c=1)
+    A[..., J, :lo] = Dt
 
 
 def _stochastic_fast(P) -> np.ndarray:
