@@ -34,12 +34,10 @@ ROW_SUM_ATOL = 1e-9
 #: Bytes of one batch of Algorithm 2 (one ``standard_gamma`` call; the size of the
 #: arrays ``iter_privatize_chain`` yields).
 BATCH_BYTES = 64 * 2**20
-#: GTH eliminates the states of one matrix in panels of this many (``_gth``), ...
+#: GTH eliminates states in panels of this many (``_gth``; 64 for n >= 512) ...
 GTH_PANEL = 24
-#: ... those of a stack in panels of this many ...
-GTH_PANEL_STACK = 16
-#: ... on this many matrices at a time.
-GTH_BATCH = 16
+#: ... on at most this many matrices at a time (and at most ``BATCH_BYTES`` of them).
+GTH_BATCH = 128
 #: The kept block is moved to the front of the memory when it shrinks to this
 #: share of its rows' length (``_gth_blocked``).
 GTH_COMPACT = 0.8
@@ -476,16 +474,13 @@ def gth_textbook(P) -> np.ndarray:
         pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
     return pi / pi.sum(axis=-1, keepdims=True)
 
-def _gth_panel_width(n: int, batch: int = 1) -> int:
-    """Panel width of the blocked GTH: ``GTH_PANEL`` states (``GTH_PANEL_STACK`` for a
-    stack), 64 for big matrices.
+def _gth_panel_width(n: int) -> int:
+    """Panel width of the blocked GTH: ``GTH_PANEL`` states, 64 for big matrices.
 
     Wider panels make the update of the kept block a matrix product of higher rank
     (less memory traffic per flop), while the steps inside a panel cost more.
     """
-    if n >= 512:
-        return 64
-    return GTH_PANEL if batch == 1 else GTH_PANEL_STACK
+    return GTH_PANEL if n < 512 else 64
 
 
 def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
@@ -517,26 +512,29 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
 
         A[:lo, :lo] += A[:lo, J] G A[J, :lo],   G = (S - L)^{-1} (I - U)^{-1},
 
-    which ``_gth_update`` applies as one BLAS ``dgemm`` per matrix, adding in
-    place: it updates the whole rows A[:lo, :] (a contiguous block), because the
-    columns >= lo of those rows are no longer needed once A[:lo, J] is stored,
-    transposed, in A[J, :lo], which no later panel touches.  The back substitution
-    is pi_J = (A[J, :lo] pi_{<lo}) G.  G, its factors and the products involve
-    non-negative numbers only (the inverses of S - L and I - U are sums of
-    products of non-negative entries), so the relative accuracy is that of
-    textbook GTH; the tests compare the two to 1e-13 on random and nearly
-    decomposable chains.
+    applied, with D = A[:lo, J] G, as A[:lo, :] += D A[J, :] (``_gth_update``): one
+    BLAS ``dgemm`` per matrix that adds in place, because it updates whole rows,
+    a contiguous block.  Their columns >= lo are no longer needed: D^T, all that
+    the back substitution pi_J = D^T pi_{<lo} needs, is stored in A[J, :lo], which
+    no later panel touches.  When the kept block has shrunk enough it is moved to
+    the front of the memory (``_gth_blocked``), so that the products stop updating
+    dead columns.  G, its factors and the products involve non-negative numbers
+    only (the inverses of S - L and I - U are sums of products of non-negative
+    entries; a triangular solve subtracts the non-positive -L and -U, which is
+    the same as adding L and U), so the relative accuracy is that of textbook
+    GTH; the tests compare the two to 1e-13 on random and nearly decomposable
+    chains.
 
     The k pivots are found by textbook steps on the panel rows only, next to
     which each row carries its running sums (``_gth_panel``), so that s_p is read
-    off, not summed.  One matrix (``_gth_one``) runs each step as one BLAS
+    off, not summed.  One matrix (``_pivots_one``) runs each step as one BLAS
     rank-one update (``dger``) and lets probe rows and columns, which start as
-    identities, collect (S - L)^{-1} and (I - U)^{-1}; a stack (``_gth_stack``)
-    runs the steps as numpy operations shared by all its matrices and sums the
-    two inverses as series (``_series``).
+    identities, collect (S - L)^{-1} and (I - U)^{-1}; a stack
+    (``_pivots_stack``) runs the steps as numpy operations shared by all its
+    matrices, then two triangular solves (``dtrsm``) per matrix give D.
     """
     if panel is None:
-        panel = _gth_panel_width(A.shape[-1], A.shape[0])
+        panel = _gth_panel_width(A.shape[-1])
     if A.shape[0] == 1:
         return _gth_blocked(A[0], panel, _pivots_one)[None]
     return _gth_blocked(A, panel, _pivots_stack)
@@ -739,8 +737,9 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     sum of off-diagonal entries), so every component of pi is computed to high
     *relative* accuracy even for nearly decomposable chains whose pi spans many
     orders of magnitude.  O(n^3) per matrix, blocked (``_gth``): most of the
-    work is one BLAS matrix product per panel of states, on ``GTH_BATCH``
-    matrices at a time; the memory needed beyond P is one batch's copy.  The
+    work is one BLAS matrix product per panel of states, on up to ``GTH_BATCH``
+    matrices at a time; the memory needed beyond P is one batch's copy (at most
+    ``BATCH_BYTES``, or one matrix).  The
     input checks are three passes over P (minimum, maximum, row sums);
     irreducibility is read off GTH's own pivots (every s_p > 0 and pi > 0),
     and only a chain that fails it is searched as a graph, to name the closed
@@ -777,8 +776,9 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
                 "method='gth' computes pi to full relative accuracy")
         return pi.reshape(arr.shape[:-1])
     out = np.empty(flat.shape[:-1])
-    for start in range(0, flat.shape[0], GTH_BATCH):
-        stop = min(start + GTH_BATCH, flat.shape[0])
+    batch = min(GTH_BATCH, _default_batch(n))
+    for start in range(0, flat.shape[0], batch):
+        stop = min(start + batch, flat.shape[0])
         with np.errstate(all="ignore"):                  # checked just below
             pi = _gth(flat[start:stop].copy())
         ok = np.all((pi > 0) & (pi <= 1), axis=-1)      # False for NaN, infinities and zeros

@@ -687,6 +687,9 @@ def test_stationary_reducible_detected_by_gth_itself():
         big[P.shape[0]:, 0] = 1                                          # ... into state 0
         with pytest.raises(ValueError, match="reducible"):
             dm.stationary_distribution(big)
+        cycle = np.roll(np.eye(40), 1, axis=1)                           # irreducible
+        with pytest.raises(ValueError, match=r"reducible \(matrix 1 of the stack\)"):
+            dm.stationary_distribution(np.stack([cycle, big, cycle]))  # the stack's steps
 
 
 def test_ergodicity_coefficient_overflow_is_an_error():
