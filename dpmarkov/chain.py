@@ -531,7 +531,7 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     rank-one update (``dger``) and lets probe rows and columns, which start as
     identities, collect (S - L)^{-1} and (I - U)^{-1}; a stack
     (``_pivots_stack``) runs the steps as numpy operations shared by all its
-    matrices, then two triangular solves (``dtrsm``) per matrix give D.
+    matrices, then two triangular solves (``dtrsm``) per matrix give G.
     """
     if panel is None:
         panel = _gth_panel_width(A.shape[-1])
@@ -559,7 +559,7 @@ def _gth_blocked(A: np.ndarray, panel: int, pivots) -> np.ndarray:
     """The panel loop of ``_gth`` on one matrix (n, n) or a stack (b, n, n).
 
     ``pivots(A, lo, k, work)`` eliminates the panel lo..lo+k-1 on its own rows and
-    returns G.  Whenever the kept block has shrunk to ``GTH_COMPACT`` of the rows'
+    returns G^T.  Whenever the kept block has shrunk to ``GTH_COMPACT`` of the rows'
     length, it is moved to the front of A's memory (``_gth_compact``), so that the
     in-place products stop updating columns that are no longer needed.
     """
@@ -604,7 +604,7 @@ def _pivots_one(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
     probe columns, then Z_0, Q_0, Z_1, Q_1, ..., Z_k, Q_k (``_gth_panel``).  The
     probes start as identities; after the panel the probe rows' Z columns,
     divided by the pivots, are (S - L)^{-1} and the panel rows' probe columns
-    are (I - U)^{-1}.  Returns G = (S - L)^{-1} (I - U)^{-1}.
+    are (I - U)^{-1}.  Returns G^T, G = (S - L)^{-1} (I - U)^{-1}.
     """
     if k not in work:
         Y = np.zeros((2 * k, 3 * k + 2), order="F")
@@ -626,8 +626,7 @@ def _pivots_one(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
         # rows eliminated before (``used`` is cleared), so only rows < row change
         dger(1.0 / pivot, col, pivot_row, a=block, overwrite_a=1)
         used.fill(0.0)
-    G = (Y[:k, k + 2::2] / s) @ Y[k:, :k]
-    return G.T @ A[:lo, lo:lo + k].T
+    return ((Y[:k, k + 2::2] / s) @ Y[k:, :k]).T
 
 
 def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
@@ -636,9 +635,10 @@ def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
     The panel rows live in W (k, 2k + 2, b), the stack's axis last so that every
     operation runs along it: columns Z_0, Q_0, ..., Z_k, Q_k (``_gth_panel``).
     After the steps, W's panel block holds U above its diagonal (each column
-    divided by its pivot) and L below it; D = A[:lo, J] (S - L)^{-1} (I - U)^{-1}
-    is then two triangular solves (``dtrsm``) per matrix, which add and divide
-    non-negative numbers only: the off-diagonal entries -L and -U are subtracted.
+    divided by its pivot) and L below it; G = (S - L)^{-1} (I - U)^{-1} is then
+    two triangular solves (``dtrsm``) per matrix on the identity, which add and
+    divide non-negative numbers only: they subtract the off-diagonal entries -L
+    and -U.  Returns G^T (b, k, k).
     """
     b = A.shape[0]
     if k not in work:
@@ -657,22 +657,23 @@ def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
     BT = np.negative(np.swapaxes(Z[..., 1:], -1, -2))
     SLT, IUT = np.where(lower, 0.0, BT), np.where(lower, BT, 0.0)
     SLT[:, np.arange(k), np.arange(k)] = s.T
-    Dt = np.swapaxes(A[:, :lo, lo:lo + k], -1, -2).copy()      # (b, k, lo): D^T
-    for d, sl, iu in zip(Dt, SLT, IUT):
-        dtrsm(1.0, sl.T, d.T, side=1, lower=1, overwrite_b=1)
-        dtrsm(1.0, iu.T, d.T, side=1, lower=0, diag=1, overwrite_b=1)
-    return Dt
+    Gt = np.broadcast_to(np.eye(k), (b, k, k)).copy()          # becomes G^T
+    for g, sl, iu in zip(Gt, SLT, IUT):                         # g.T: column-major G
+        dtrsm(1.0, sl.T, g.T, side=1, lower=1, overwrite_b=1)
+        dtrsm(1.0, iu.T, g.T, side=1, lower=0, diag=1, overwrite_b=1)
+    return Gt
 
 
-def _gth_update(A: np.ndarray, lo: int, hi: int, Dt: np.ndarray) -> None:
+def _gth_update(A: np.ndarray, lo: int, hi: int, Gt: np.ndarray) -> None:
     """After the panel J = lo..hi (``_gth``): A[:lo, :] += D A[J, :], then A[J, :lo] = D^T,
-    for D = A[:lo, J] G (``Dt`` = D^T, C-contiguous; one matrix or a stack).
+    for D = A[:lo, J] G (``Gt`` = G^T; one matrix or a stack).
 
     The update is one in-place ``dgemm`` per matrix on the contiguous rows
     A[:lo, :], seen as the column-major (n, lo) matrix A[:lo, :]^T; D^T is what
     the back substitution needs (pi_J = D^T pi_{<lo}).
     """
     J = slice(lo, hi + 1)
+    Dt = Gt @ np.swapaxes(A[..., :lo, J], -1, -2)       # (..., k, lo), C-contiguous
     for a, dt in zip(A if A.ndim == 3 else A[None], Dt if Dt.ndim == 3 else Dt[None]):
         dgemm(1.0, a[J].T, dt.T, beta=1.0, c=a[:lo].T, trans_b=1, overwrite_c=1)
     A[..., J, :lo] = Dt
