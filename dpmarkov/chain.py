@@ -34,13 +34,16 @@ ROW_SUM_ATOL = 1e-9
 #: Bytes of one batch of Algorithm 2 (one ``standard_gamma`` call; the size of the
 #: arrays ``iter_privatize_chain`` yields).
 BATCH_BYTES = 64 * 2**20
-#: GTH eliminates states in panels of this many (``_gth``; 64 for n >= 512) ...
+#: GTH eliminates the states of one matrix in panels of this many (``_gth``; 64
+#: for n >= 512), ...
 GTH_PANEL = 24
+#: ... those of a stack in panels of this many, ...
+GTH_PANEL_STACK = 32
 #: ... on at most this many matrices at a time (and at most ``BATCH_BYTES`` of them).
 GTH_BATCH = 128
-#: The kept block is moved to the front of the memory when it shrinks to this
-#: share of its rows' length (``_gth_blocked``).
-GTH_COMPACT = 0.8
+#: For n >= ``GTH_COMPACT_FROM`` the kept block is moved to the front of the memory
+#: when it shrinks to ``GTH_COMPACT`` of its rows' length (``_gth_blocked``).
+GTH_COMPACT, GTH_COMPACT_FROM = 0.8, 512
 
 
 # --------------------------------------------------------------------------- counts
@@ -474,13 +477,17 @@ def gth_textbook(P) -> np.ndarray:
         pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
     return pi / pi.sum(axis=-1, keepdims=True)
 
-def _gth_panel_width(n: int) -> int:
-    """Panel width of the blocked GTH: ``GTH_PANEL`` states, 64 for big matrices.
+def _gth_panel_width(n: int, batch: int = 1) -> int:
+    """Panel width of the blocked GTH: ``GTH_PANEL`` states for one matrix,
+    ``GTH_PANEL_STACK`` for a stack, 64 for big matrices.
 
     Wider panels make the update of the kept block a matrix product of higher rank
-    (less memory traffic per flop), while the steps inside a panel cost more.
+    (less memory traffic per flop), while the steps inside a panel cost more; a
+    stack shares the steps' overhead among its matrices.
     """
-    return GTH_PANEL if n < 512 else 64
+    if n >= 512:
+        return 64
+    return GTH_PANEL if batch == 1 else GTH_PANEL_STACK
 
 
 def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
@@ -534,7 +541,7 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     matrices, then two triangular solves (``dtrsm``) per matrix give G.
     """
     if panel is None:
-        panel = _gth_panel_width(A.shape[-1])
+        panel = _gth_panel_width(A.shape[-1], A.shape[0])
     if A.shape[0] == 1:
         return _gth_blocked(A[0], panel, _pivots_one)[None]
     return _gth_blocked(A, panel, _pivots_stack)
@@ -559,9 +566,10 @@ def _gth_blocked(A: np.ndarray, panel: int, pivots) -> np.ndarray:
     """The panel loop of ``_gth`` on one matrix (n, n) or a stack (b, n, n).
 
     ``pivots(A, lo, k, work)`` eliminates the panel lo..lo+k-1 on its own rows and
-    returns G^T.  Whenever the kept block has shrunk to ``GTH_COMPACT`` of the rows'
-    length, it is moved to the front of A's memory (``_gth_compact``), so that the
-    in-place products stop updating columns that are no longer needed.
+    returns G^T.  For n >= ``GTH_COMPACT_FROM``, whenever the kept block has shrunk to
+    ``GTH_COMPACT`` of the rows' length, it is moved to the front of A's memory
+    (``_gth_compact``), so that the in-place products stop updating columns that
+    are no longer needed (for smaller matrices the copies cost what they save).
     """
     n = A.shape[-1]
     lead = A.shape[:-2]
@@ -572,7 +580,7 @@ def _gth_blocked(A: np.ndarray, panel: int, pivots) -> np.ndarray:
         lo = max(1, hi - panel + 1)
         _gth_update(A, lo, hi, pivots(A, lo, hi - lo + 1, work))
         stored.append((lo, hi, A[..., lo:hi + 1, :lo]))           # D^T, never moved
-        if 1 < lo <= GTH_COMPACT * width:
+        if n >= GTH_COMPACT_FROM and 1 < lo <= GTH_COMPACT * width:
             A, width = _gth_compact(memory, A, lo), lo
         hi = lo - 1
     pi = np.empty(lead + (n,))
@@ -680,12 +688,13 @@ def _gth_update(A: np.ndarray, lo: int, hi: int, Gt: np.ndarray) -> None:
 
 
 def _stochastic_fast(P) -> np.ndarray:
-    """``P`` as a float array of stochastic matrices (..., n, n), checked in three passes.
+    """``P`` as a float array of stochastic matrices (..., n, n), checked in two passes.
 
-    The minimum, the maximum and the row sums decide the common case (finite,
-    entries >= 0, rows summing to 1 within ``ROW_SUM_ATOL``) without a temporary
-    as large as P; anything else goes through ``check_stochastic``, which names
-    the problem.  Irreducibility is left to GTH (see ``_gth``).
+    The minimum and the row sums decide the common case (entries >= 0, rows
+    summing to 1 within ``ROW_SUM_ATOL``) without a temporary as large as P; such
+    entries are finite too (an infinity makes its row sum infinite, a NaN makes
+    the minimum NaN).  Anything else goes through ``check_stochastic``, which
+    names the problem.  Irreducibility is left to GTH (see ``_gth``).
     """
     if isinstance(P, np.ndarray) and P.dtype == np.float64:
         arr = P
@@ -693,8 +702,7 @@ def _stochastic_fast(P) -> np.ndarray:
         arr = _checks.as_float_array("P", P)
     if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
         return check_stochastic(arr)
-    low, high = arr.min(), arr.max()                       # NaN propagates into both
-    if not (low >= 0 and np.isfinite(high)
+    if not (arr.min() >= 0                                 # False for NaN
             and np.all(np.abs(arr.sum(axis=-1) - 1) <= ROW_SUM_ATOL)):
         _checks.as_float_array("P", arr)                   # names a NaN or an infinity
         return check_stochastic(arr)
@@ -741,7 +749,7 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     work is one BLAS matrix product per panel of states, on up to ``GTH_BATCH``
     matrices at a time; the memory needed beyond P is one batch's copy (at most
     ``BATCH_BYTES``, or one matrix).  The
-    input checks are three passes over P (minimum, maximum, row sums);
+    input checks are two passes over P (minimum, row sums);
     irreducibility is read off GTH's own pivots (every s_p > 0 and pi > 0),
     and only a chain that fails it is searched as a graph, to name the closed
     class.
