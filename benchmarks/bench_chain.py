@@ -18,7 +18,9 @@ of the tests.  Three questions (GitHub issue 5):
     same run (GitHub issue 15): one 265-state chain (target <= 1.0x quantecon), a stack
     of 265-state chains and n = 1000, 2000, 4000 (targets <= 0.5x quantecon), the
     growth exponent of the time in n, peak memory at n = 4000 (target <= 1.5x the
-    input) and the accuracy of all three on a nearly decomposable chain.
+    input), a stack of 1000 265-state chains against numpy's batched solve (target
+    <= 2x) and the accuracy of all three on a nearly decomposable and a birth-death
+    chain (``versus_quantecon(small_only=True)``: the 265-state cases only).
 
 The chain is synthetic and dense (every count 1..199, as many states as the TLC zone
 table) -- the hardest case for both steps.  Timings are the best of ``REPEATS`` runs for
@@ -174,8 +176,12 @@ def random_chain(n, seed=SEED):
     return counts / counts.sum(axis=1, keepdims=True)
 
 
-def versus_quantecon():
-    """(d): stationary distributions against quantecon's gth_solve and numpy's solve."""
+def versus_quantecon(small_only=False):
+    """(d): stationary distributions against quantecon's gth_solve and numpy's solve.
+
+    ``small_only=True`` runs only the 265-state cases and the accuracy checks (for
+    iterating); the table in benchmarks/README.md comes from the full run.
+    """
     try:
         from quantecon.markov import gth_solve
     except ImportError:
@@ -213,34 +219,46 @@ def versus_quantecon():
                             "np": lambda: numpy_stationary(stack)}, rounds=5)
     row(f"stack of 100 x {N_STATES}", cpu, wall, 0.5)
 
-    sizes, t_dm = [], []
-    for n in (1000, 2000, 4000):
-        P = random_chain(n)
-        rounds = 3 if n <= 2000 else 1
-        cpu, wall = cpu_rounds({"dm": lambda: dm.stationary_distribution(P),
-                                "qe": lambda: gth_solve(P)}, rounds=rounds)
-        row(f"one chain, n = {n}", cpu, wall, 0.5)
-        sizes.append(n)
-        t_dm.append(cpu["dm"].min())
-    slope = np.polyfit(np.log(sizes), np.log(t_dm), 1)[0]
-    print(f"    dm time grows as n^{slope:.2f} over n = {sizes[0]}..{sizes[-1]} (O(n^3) flops)")
+    if not small_only:
+        big = np.stack([random_chain(N_STATES, SEED + i) for i in range(DRAWS)])
+        cpu, wall = cpu_rounds({"dm": lambda: dm.stationary_distribution(big),
+                                "np": lambda: numpy_stationary(big)}, rounds=3)
+        r = cpu["dm"] / cpu["np"]
+        print(f"    stack of {DRAWS} x {N_STATES} against numpy's batched solve: dm "
+              f"{cpu['dm'].min():.2f} s, numpy {cpu['np'].min():.2f} s: best "
+              f"{cpu['dm'].min() / cpu['np'].min():.2f}x, median {np.median(r):.2f}x "
+              "(target <= 2x)")
+        del big
 
-    P = random_chain(4000)
-    tracemalloc.start()
-    pi = dm.stationary_distribution(P)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    print(f"    peak memory at n = 4000: {peak / P.nbytes:.2f}x the input "
-          f"({P.nbytes / 2**20:.0f} MiB; target <= 1.5x); quantecon copies the matrix once "
-          "(1x, numba allocations are not traced)")
-    print(f"    max |pi_dm / pi_quantecon - 1| at n = 4000: "
-          f"{np.max(np.abs(pi / gth_solve(P) - 1)):.1e}")
+        sizes, t_dm = [], []
+        for n in (1000, 2000, 4000):
+            P = random_chain(n)
+            rounds = 3 if n <= 2000 else 1
+            cpu, wall = cpu_rounds({"dm": lambda: dm.stationary_distribution(P),
+                                    "qe": lambda: gth_solve(P)}, rounds=rounds)
+            row(f"one chain, n = {n}", cpu, wall, 0.5)
+            sizes.append(n)
+            t_dm.append(cpu["dm"].min())
+        slope = np.polyfit(np.log(sizes), np.log(t_dm), 1)[0]
+        print(f"    dm time grows as n^{slope:.2f} over n = {sizes[0]}..{sizes[-1]} (O(n^3) flops)")
 
-    Pn, exact = ncd_chain()
-    print("    accuracy on the nearly decomposable chain (coupling 1e-13, pi = 1/n), max "
-          f"relative error: dm {relative_error(dm.stationary_distribution(Pn), exact):.1e}, "
-          f"quantecon {relative_error(gth_solve(Pn), exact):.1e}, "
-          f"numpy solve {relative_error(numpy_stationary(Pn), exact):.1e}")
+        P = random_chain(4000)
+        tracemalloc.start()
+        pi = dm.stationary_distribution(P)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"    peak memory at n = 4000: {peak / P.nbytes:.2f}x the input "
+              f"({P.nbytes / 2**20:.0f} MiB; target <= 1.5x); quantecon copies the matrix "
+              "once (1x, numba allocations are not traced)")
+        print(f"    max |pi_dm / pi_quantecon - 1| at n = 4000: "
+              f"{np.max(np.abs(pi / gth_solve(P) - 1)):.1e}")
+
+    for name, (Pm, exact) in {"nearly decomposable chain (coupling 1e-13, pi = 1/n)": ncd_chain(),
+                              "birth-death chain (pi down to 1e-253)": birth_death_chain()}.items():
+        print(f"    accuracy on the {name}, max relative error: "
+              f"dm {relative_error(dm.stationary_distribution(Pm), exact):.1e}, "
+              f"quantecon {relative_error(gth_solve(Pm), exact):.1e}, "
+              f"numpy solve {relative_error(numpy_stationary(Pm), exact):.1e}")
 
 
 def main():

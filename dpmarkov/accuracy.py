@@ -15,7 +15,6 @@ each summed from its asymptotic (Bernoulli) series for x >= 10.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import betainc, betaincc, digamma, gammaln, xlogy
 
 from . import _checks
@@ -206,6 +205,7 @@ def k_for_kl(target, N, n, *, eta=None):
     >= 3/(2*eta) (Assumption 4); an empty interval means the two goals conflict.
     Broadcasts over all arguments.
     """
+    from scipy.optimize import brentq   # imported here: scipy.optimize costs 0.7 s to import
     target = _checks.positive("target", target)
     N, n = _records(N, n)
     if eta is None:

@@ -42,7 +42,6 @@ from fractions import Fraction
 from math import gcd
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from . import _checks, privacy
@@ -667,6 +666,7 @@ def _largest_feasible_log_k(gap, lo, hi, step, *, limit=None):
     until the feasible side is reached, so the result never violates the target.
     Shared by both calibrations of the Dirichlet mechanism.
     """
+    from scipy.optimize import brentq   # imported here: scipy.optimize costs 0.7 s to import
     while gap(hi) <= 0:
         lo, hi = hi, hi + step
         if limit is not None and hi > limit:  # pragma: no cover

@@ -22,6 +22,7 @@ Conventions
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.blas import dgemm, dger, dtrsm
 from scipy.sparse.csgraph import connected_components
 
 from . import _checks
@@ -33,10 +34,16 @@ ROW_SUM_ATOL = 1e-9
 #: Bytes of one batch of Algorithm 2 (one ``standard_gamma`` call; the size of the
 #: arrays ``iter_privatize_chain`` yields).
 BATCH_BYTES = 64 * 2**20
-#: GTH eliminates states in panels of this many (``_gth``) ...
-GTH_PANEL = 16
-#: ... on this many matrices at a time (a few MB: the batch stays in cache).
-GTH_BATCH = 16
+#: GTH eliminates the states of one matrix in panels of this many (``_gth``; 64
+#: for n >= 512), ...
+GTH_PANEL = 24
+#: ... those of a stack in panels of this many, ...
+GTH_PANEL_STACK = 32
+#: ... on at most this many matrices at a time (and at most ``BATCH_BYTES`` of them).
+GTH_BATCH = 128
+#: For n >= ``GTH_COMPACT_FROM`` the kept block is moved to the front of the memory
+#: when it shrinks to ``GTH_COMPACT`` of its rows' length (``_gth_blocked``).
+GTH_COMPACT, GTH_COMPACT_FROM = 0.8, 512
 
 
 # --------------------------------------------------------------------------- counts
@@ -470,15 +477,17 @@ def gth_textbook(P) -> np.ndarray:
         pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
     return pi / pi.sum(axis=-1, keepdims=True)
 
-def _gth_panel_width(n: int) -> int:
-    """Panel width of the blocked GTH: ``GTH_PANEL`` states, more for big matrices.
+def _gth_panel_width(n: int, batch: int = 1) -> int:
+    """Panel width of the blocked GTH: ``GTH_PANEL`` states for one matrix,
+    ``GTH_PANEL_STACK`` for a stack, 64 for big matrices.
 
-    Wider panels turn the update of the kept block into a matrix product of
-    higher rank (less memory traffic per flop); the elimination inside a panel
-    costs O(n w^2) in small steps, negligible next to the O(n^3) products for
-    w <= sqrt(n).
+    Wider panels make the update of the kept block a matrix product of higher rank
+    (less memory traffic per flop), while the steps inside a panel cost more; a
+    stack shares the steps' overhead among its matrices.
     """
-    return GTH_PANEL if n < 512 else 4 * GTH_PANEL
+    if n >= 512:
+        return 64
+    return GTH_PANEL if batch == 1 else GTH_PANEL_STACK
 
 
 def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
@@ -495,98 +504,197 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     quantity is exactly 0 in floating point only if it is 0 in exact arithmetic
     (or underflowed).  So GTH decides irreducibility by itself: a second closed
     class makes some s_p = 0, the division by it leaves an infinity or a NaN in
-    pi (below, 1/s_p enters the probe M that every later pi_j passes through), and
-    a transient state gets pi_j = 0 exactly; an irreducible chain gets a finite pi
-    > 0 unless something under- or overflowed.  The caller checks that pi is
-    finite and positive and sends any other matrix to ``_gth_one_safely``.
+    pi (below, 1/s_p enters the matrix G that every pi_j of its panel passes
+    through), and a transient state gets pi_j = 0 exactly; an irreducible chain
+    gets a finite pi > 0 unless something under- or overflowed.  The caller
+    checks that pi is finite and positive and sends any other matrix to
+    ``_gth_one_safely``.
 
-    Blocked version: the states lo..hi of a panel (w = ``panel`` states) are
-    eliminated together, and the rank-one updates that reach the kept states
-    0..lo-1 are collected into three matrix products.  The textbook step runs on
-    a small (2w, 2w + 1) matrix Y that stands for A: its rows are w probe rows
-    for the kept rows and the w panel rows; its columns are w probe columns for
-    the kept columns, one column with the panel rows' sums over the kept columns
-    (all that s_p needs from them) and the w panel columns.  The probes start as
-    identities, so after the panel they hold the linear maps the eliminations
-    applied: the kept rows' panel columns become A[:lo, J] M (M = the probe rows'
-    panel columns), the panel rows' kept columns T A[J, :lo] (T = the panel
-    rows' probe columns), and the kept block gets every update at once,
+    Blocked version: the states J = lo..hi of a panel (k <= ``panel`` states) are
+    eliminated together on a small matrix, and the rank-one updates that reach
+    the kept states 0..lo-1 are collected into one matrix product.  In exact
+    arithmetic the panel's eliminations factor I - A[J, J] (diagonal pivots s_p)
+    as (I - U)(S - L), U strictly upper, L strictly lower, S = diag(s_p), and add
+    to the kept block
 
-        A[:lo, :lo] += (A[:lo, J] M) T A[J, :lo]      (J = lo..hi),
+        A[:lo, :lo] += A[:lo, J] G A[J, :lo],   G = (S - L)^{-1} (I - U)^{-1},
 
-    applied in blocks of rows so that no temporary as large as A is made (the
-    whole computation needs A plus O(n w) numbers per matrix).  M, T, the products
-    and the sums involve non-negative numbers only, so the relative accuracy is
-    that of textbook GTH (the tests compare the two to 1e-13 on random and nearly
-    decomposable chains), while most of the work is a BLAS matrix product.  The
-    back substitution uses the panels too: T is (I - U)^{-1} for U the panel's
-    eliminated upper triangle, so pi_J = (pi_{<lo} A[:lo, J] M) T, with
-    A[:lo, J] M kept in A's own panel columns.
+    applied, with D = A[:lo, J] G, as A[:lo, :] += D A[J, :] (``_gth_update``): one
+    BLAS ``dgemm`` per matrix that adds in place, because it updates whole rows,
+    a contiguous block.  Their columns >= lo are no longer needed: D^T, all that
+    the back substitution pi_J = D^T pi_{<lo} needs, is stored in A[J, :lo], which
+    no later panel touches.  When the kept block has shrunk enough it is moved to
+    the front of the memory (``_gth_blocked``), so that the products stop updating
+    dead columns.  G, its factors and the products involve non-negative numbers
+    only (the inverses of S - L and I - U are sums of products of non-negative
+    entries; a triangular solve subtracts the non-positive -L and -U, which is
+    the same as adding L and U), so the relative accuracy is that of textbook
+    GTH; the tests compare the two to 1e-13 on random and nearly decomposable
+    chains.
+
+    The k pivots are found by textbook steps on the panel rows only, next to
+    which each row carries its running sums (``_gth_panel``), so that s_p is read
+    off, not summed.  One matrix (``_pivots_one``) runs each step as one BLAS
+    rank-one update (``dger``) and lets probe rows and columns, which start as
+    identities, collect (S - L)^{-1} and (I - U)^{-1}; a stack
+    (``_pivots_stack``) runs the steps as numpy operations shared by all its
+    matrices, then two triangular solves (``dtrsm``) per matrix give G.
+    """
+    if panel is None:
+        panel = _gth_panel_width(A.shape[-1], A.shape[0])
+    if A.shape[0] == 1:
+        return _gth_blocked(A[0], panel, _pivots_one)[None]
+    return _gth_blocked(A, panel, _pivots_stack)
+
+
+def _gth_panel(A: np.ndarray, lo: int, k: int, Z: np.ndarray, Q: np.ndarray) -> None:
+    """The panel rows of A (one matrix or a stack (b, n, n)) as GTH sees them.
+
+    Z[..., i, 0] is row lo + i's sum over the kept columns (all that s_p needs
+    of them), Z[..., i, 1 + j] = A[..., lo + i, lo + j], and Q[..., i, j] =
+    Z[..., i, 0] + ... + Z[..., i, j], the running sums: s_p of state lo + r is
+    Q[r, r] once the states above it are eliminated.  The rank-one steps keep Q
+    current, because they add to Q c_i times the pivot row's own Q.
+    """
+    J = slice(lo, lo + k)
+    np.add.reduce(A[..., J, :lo], axis=-1, out=Z[..., 0])
+    Z[..., 1:] = A[..., J, J]
+    np.cumsum(Z, axis=-1, out=Q)
+
+
+def _gth_blocked(A: np.ndarray, panel: int, pivots) -> np.ndarray:
+    """The panel loop of ``_gth`` on one matrix (n, n) or a stack (b, n, n).
+
+    ``pivots(A, lo, k, work)`` eliminates the panel lo..lo+k-1 on its own rows and
+    returns G^T.  For n >= ``GTH_COMPACT_FROM``, whenever the kept block has shrunk to
+    ``GTH_COMPACT`` of the rows' length, it is moved to the front of A's memory
+    (``_gth_compact``), so that the in-place products stop updating columns that
+    are no longer needed (for smaller matrices the copies cost what they save).
     """
     n = A.shape[-1]
-    if panel is None:
-        panel = _gth_panel_width(n)
-    if A.shape[0] == 1:                     # one matrix: 2-d arrays, fewer numpy overheads
-        return _gth_panels(A[0], panel)[None]
-    return _gth_panels(A, panel)
-
-
-def _gth_panels(A: np.ndarray, panel: int) -> np.ndarray:
-    """The panel loop of ``_gth`` on a stack (b, n, n) or on one matrix (n, n)."""
-    n = A.shape[-1]
     lead = A.shape[:-2]
-    add_reduce, multiply_outer = np.add.reduce, np.multiply.outer
-    rows = max(512, -(-n // 8))             # update rows per product: a temporary <= A / 8
-    template = np.zeros((2 * panel, 2 * panel + 1))
-    template[:panel, panel + 1:] = template[panel:, :panel] = np.eye(panel)   # the probes
-    panels = []
-    hi = n - 1
+    memory = A.reshape(lead + (n * n,))
+    work, stored = {}, []
+    width, hi = n, n - 1
     while hi >= 1:
         lo = max(1, hi - panel + 1)
-        w = hi - lo + 1
-        J = slice(lo, hi + 1)
-        if w == panel:
-            Y = np.repeat(template[None], A.shape[0], axis=0) if lead else template.copy()
-        else:
-            Y = np.zeros(lead + (2 * w, 2 * w + 1))
-            Y[..., :w, w + 1:] = Y[..., w:, :w] = np.eye(w)      # probe rows and columns
-        Y[..., w:, w] = add_reduce(A[..., J, :lo], axis=-1)       # sums over kept columns
-        Y[..., w:, w + 1:] = A[..., J, J]                         # the panel block
-        if not lead:                                              # one matrix
-            for r in range(w - 1, -1, -1):                        # eliminate state lo + r
-                row, col = w + r, w + 1 + r                       # its row and column in Y
-                c = Y[:row, col]
-                c /= add_reduce(Y[row, w:col])                    # s_p
-                Y[:row, :col] += multiply_outer(c, Y[row, :col])
-        else:                                                     # the same on a stack
-            for r in range(w - 1, -1, -1):
-                row, col = w + r, w + 1 + r
-                s = add_reduce(Y[:, row, w:col], axis=-1)
-                Y[:, :row, col] /= s[:, None]
-                Y[:, :row, :col] += Y[:, :row, col, None] * Y[:, row, None, :col]
-        T = Y[..., w:, :w]
-        C = A[..., :lo, J] @ Y[..., :w, w + 1:]                   # A[:lo, J] M
-        A[..., :lo, J] = C                                        # kept for the back substitution
-        R = T @ A[..., J, :lo]                                    # T A[J, :lo], (w, lo)
-        for r0 in range(0, lo, rows):
-            r1 = min(lo, r0 + rows)
-            A[..., r0:r1, :lo] += C[..., r0:r1, :] @ R
-        panels.append((lo, hi, T))
+        _gth_update(A, lo, hi, pivots(A, lo, hi - lo + 1, work))
+        stored.append((lo, hi, A[..., lo:hi + 1, :lo]))           # D^T, never moved
+        if n >= GTH_COMPACT_FROM and 1 < lo <= GTH_COMPACT * width:
+            A, width = _gth_compact(memory, A, lo), lo
         hi = lo - 1
     pi = np.empty(lead + (n,))
     pi[..., 0] = 1.0
-    for lo, hi, T in reversed(panels):
-        pi[..., lo:hi + 1] = ((pi[..., None, :lo] @ A[..., :lo, lo:hi + 1]) @ T)[..., 0, :]
+    for lo, hi, Dt in reversed(stored):
+        pi[..., lo:hi + 1] = (Dt @ pi[..., :lo, None])[..., 0]
     return pi / pi.sum(axis=-1, keepdims=True)
 
 
-def _stochastic_fast(P) -> np.ndarray:
-    """``P`` as a float array of stochastic matrices (..., n, n), checked in three passes.
+def _gth_compact(memory: np.ndarray, A: np.ndarray, lo: int) -> np.ndarray:
+    """A[..., :lo, :lo] copied to the first lo * lo numbers of each matrix's memory.
 
-    The minimum, the maximum and the row sums decide the common case (finite,
-    entries >= 0, rows summing to 1 within ``ROW_SUM_ATOL``) without a temporary
-    as large as P; anything else goes through ``check_stochastic``, which names
-    the problem.  Irreducibility is left to GTH (see ``_gth``).
+    Row i moves from i * width to i * lo, never later, so copying blocks of rows in
+    order reads each before it is overwritten (numpy buffers the overlap inside a
+    block); the rows >= lo of the old layout, where D^T is stored, are beyond the
+    new block.
+    """
+    new = memory[..., :lo * lo].reshape(A.shape[:-2] + (lo, lo))
+    for r0 in range(0, lo, 64):
+        r1 = min(lo, r0 + 64)
+        new[..., r0:r1, :] = A[..., r0:r1, :lo]
+    return new
+
+
+def _pivots_one(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
+    """The panel lo..lo+k-1 of one matrix, each step one BLAS rank-one update on Y.
+
+    Y (column-major) has k probe rows and the k panel rows; its columns are k
+    probe columns, then Z_0, Q_0, Z_1, Q_1, ..., Z_k, Q_k (``_gth_panel``).  The
+    probes start as identities; after the panel the probe rows' Z columns,
+    divided by the pivots, are (S - L)^{-1} and the panel rows' probe columns
+    are (I - U)^{-1}.  Returns G^T, G = (S - L)^{-1} (I - U)^{-1}.
+    """
+    if k not in work:
+        Y = np.zeros((2 * k, 3 * k + 2), order="F")
+        start = np.zeros_like(Y)
+        start[np.arange(k), k + 2 * np.arange(1, k + 1)] = 1.0     # probe rows
+        start[np.arange(k, 2 * k), np.arange(k)] = 1.0             # probe columns
+        steps = []
+        for r in range(k - 1, -1, -1):
+            row, zc = k + r, k + 2 * (r + 1)      # state lo + r: its row and Z column
+            steps.append((r, row, zc - 1, Y[:, zc], Y[row, :zc], Y[:, :zc], Y[row, k:zc]))
+        work[k] = Y, start, steps, np.empty(k)
+    Y, start, steps, s = work[k]
+    np.copyto(Y, start)
+    _gth_panel(A, lo, k, Y[k:, k::2], Y[k:, k + 1::2])
+    for r, row, q, col, pivot_row, block, used in steps:
+        s[r] = pivot = Y[row, q]                  # s_p = Q_r
+        col[row] = 0.0                            # the diagonal, never used
+        # Y[:, :zc] += col pivot_row / s_p; col is 0 in the pivot row and in the
+        # rows eliminated before (``used`` is cleared), so only rows < row change
+        dger(1.0 / pivot, col, pivot_row, a=block, overwrite_a=1)
+        used.fill(0.0)
+    return ((Y[:k, k + 2::2] / s) @ Y[k:, :k]).T
+
+
+def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
+    """The panel lo..lo+k-1 of a stack (b, n, n), each step numpy operations on all b.
+
+    The panel rows live in W (k, 2k + 2, b), the stack's axis last so that every
+    operation runs along it: columns Z_0, Q_0, ..., Z_k, Q_k (``_gth_panel``).
+    After the steps, W's panel block holds U above its diagonal (each column
+    divided by its pivot) and L below it; G = (S - L)^{-1} (I - U)^{-1} is then
+    two triangular solves (``dtrsm``) per matrix on the identity, which add and
+    divide non-negative numbers only: they subtract the off-diagonal entries -L
+    and -U.  Returns G^T (b, k, k).
+    """
+    b = A.shape[0]
+    if k not in work:
+        W = np.empty((k, 2 * k + 2, b))
+        work[k] = W, np.empty_like(W), np.empty((k, b)), np.tril(np.ones((k, k), dtype=bool), -1)
+    W, tmp, s, lower = work[k]
+    Z, Q = np.moveaxis(W[:, ::2], -1, 0), np.moveaxis(W[:, 1::2], -1, 0)
+    _gth_panel(A, lo, k, Z, Q)
+    for r in range(k - 1, -1, -1):
+        zc = 2 * (r + 1)                          # state lo + r: its Z column
+        s[r] = W[r, zc - 1]                       # s_p = Q_r
+        col = W[:r, zc]
+        col /= s[r]
+        W[:r, :zc] += np.multiply(col[:, None], W[r, None, :zc], out=tmp[:r, :zc])
+    # the transposes of S - L and I - U (C-ordered: their .T are column-major)
+    BT = np.negative(np.swapaxes(Z[..., 1:], -1, -2))
+    SLT, IUT = np.where(lower, 0.0, BT), np.where(lower, BT, 0.0)
+    SLT[:, np.arange(k), np.arange(k)] = s.T
+    Gt = np.broadcast_to(np.eye(k), (b, k, k)).copy()          # becomes G^T
+    for g, sl, iu in zip(Gt, SLT, IUT):                         # g.T: column-major G
+        dtrsm(1.0, sl.T, g.T, side=1, lower=1, overwrite_b=1)
+        dtrsm(1.0, iu.T, g.T, side=1, lower=0, diag=1, overwrite_b=1)
+    return Gt
+
+
+def _gth_update(A: np.ndarray, lo: int, hi: int, Gt: np.ndarray) -> None:
+    """After the panel J = lo..hi (``_gth``): A[:lo, :] += D A[J, :], then A[J, :lo] = D^T,
+    for D = A[:lo, J] G (``Gt`` = G^T; one matrix or a stack).
+
+    The update is one in-place ``dgemm`` per matrix on the contiguous rows
+    A[:lo, :], seen as the column-major (n, lo) matrix A[:lo, :]^T; D^T is what
+    the back substitution needs (pi_J = D^T pi_{<lo}).
+    """
+    J = slice(lo, hi + 1)
+    Dt = Gt @ np.swapaxes(A[..., :lo, J], -1, -2)       # (..., k, lo), C-contiguous
+    for a, dt in zip(A if A.ndim == 3 else A[None], Dt if Dt.ndim == 3 else Dt[None]):
+        dgemm(1.0, a[J].T, dt.T, beta=1.0, c=a[:lo].T, trans_b=1, overwrite_c=1)
+    A[..., J, :lo] = Dt
+
+
+def _stochastic_fast(P) -> np.ndarray:
+    """``P`` as a float array of stochastic matrices (..., n, n), checked in two passes.
+
+    The minimum and the row sums decide the common case (entries >= 0, rows
+    summing to 1 within ``ROW_SUM_ATOL``) without a temporary as large as P; such
+    entries are finite too (an infinity makes its row sum infinite, a NaN makes
+    the minimum NaN).  Anything else goes through ``check_stochastic``, which
+    names the problem.  Irreducibility is left to GTH (see ``_gth``).
     """
     if isinstance(P, np.ndarray) and P.dtype == np.float64:
         arr = P
@@ -594,8 +702,7 @@ def _stochastic_fast(P) -> np.ndarray:
         arr = _checks.as_float_array("P", P)
     if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
         return check_stochastic(arr)
-    low, high = arr.min(), arr.max()                       # NaN propagates into both
-    if not (low >= 0 and np.isfinite(high)
+    if not (arr.min() >= 0                                 # False for NaN
             and np.all(np.abs(arr.sum(axis=-1) - 1) <= ROW_SUM_ATOL)):
         _checks.as_float_array("P", arr)                   # names a NaN or an infinity
         return check_stochastic(arr)
@@ -639,9 +746,10 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     sum of off-diagonal entries), so every component of pi is computed to high
     *relative* accuracy even for nearly decomposable chains whose pi spans many
     orders of magnitude.  O(n^3) per matrix, blocked (``_gth``): most of the
-    work is one BLAS matrix product per panel of states, on ``GTH_BATCH``
-    matrices at a time; the memory needed beyond P is one batch's copy.  The
-    input checks are three passes over P (minimum, maximum, row sums);
+    work is one BLAS matrix product per panel of states, on up to ``GTH_BATCH``
+    matrices at a time; the memory needed beyond P is one batch's copy (at most
+    ``BATCH_BYTES``, or one matrix).  The
+    input checks are two passes over P (minimum, row sums);
     irreducibility is read off GTH's own pivots (every s_p > 0 and pi > 0),
     and only a chain that fails it is searched as a graph, to name the closed
     class.
@@ -677,8 +785,9 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
                 "method='gth' computes pi to full relative accuracy")
         return pi.reshape(arr.shape[:-1])
     out = np.empty(flat.shape[:-1])
-    for start in range(0, flat.shape[0], GTH_BATCH):
-        stop = min(start + GTH_BATCH, flat.shape[0])
+    batch = min(GTH_BATCH, _default_batch(n))
+    for start in range(0, flat.shape[0], batch):
+        stop = min(start + batch, flat.shape[0])
         with np.errstate(all="ignore"):                  # checked just below
             pi = _gth(flat[start:stop].copy())
         ok = np.all((pi > 0) & (pi <= 1), axis=-1)      # False for NaN, infinities and zeros

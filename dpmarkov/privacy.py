@@ -9,7 +9,6 @@ says otherwise, and reject parameters outside Assumptions 2-4.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import betainc, betaln
 
 from . import _checks
@@ -239,6 +238,7 @@ def epsilon_star_paper(eta, N, n, gamma):
 
 def _k_for(bound, epsilon_target, eta, N, n, gamma):
     """The k at which ``bound`` (eq. (6) or its sound version) equals ``epsilon_target``."""
+    from scipy.optimize import brentq   # imported here: scipy.optimize costs 0.7 s to import
     target = _checks.positive("epsilon", epsilon_target)
     eta = _checks.eta_ok(eta)
     N = _checks.integer_at_least("N", N, 2)

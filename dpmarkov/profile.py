@@ -17,7 +17,6 @@ this, finds the worst pair and checks everything by quadrature and Monte Carlo.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import betainc, betaln
 
 from . import _checks
@@ -258,6 +257,7 @@ def privacy_profile(epsilon, k, N, n, min_count):
 
 def _root(func, target):
     """The smallest eps >= 0 with func(eps) <= target, func decreasing, func(0) > target."""
+    from scipy.optimize import brentq   # imported here: scipy.optimize costs 0.7 s to import
     hi = 1.0
     while func(hi) > target:
         hi *= 2

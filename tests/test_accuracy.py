@@ -7,7 +7,6 @@ formula fails such a check with probability below 1e-6).
 """
 from __future__ import annotations
 
-import itertools
 import re
 
 import mpmath as mp
@@ -17,18 +16,14 @@ import pytest
 import dpmarkov as dm
 from dpmarkov import accuracy
 from dpmarkov.verify import highprec
+from dpmarkov.verify.bruteforce import composition_array
 
 SE_TOL = 5.0  # Monte Carlo: allowed deviation in standard errors of the mean
 
 
 def compositions(N, n, lowest=1):
-    """Every vector of n integers >= lowest summing to N (stars and bars)."""
-    spare = N - n * lowest
-    out = []
-    for bars in itertools.combinations(range(spare + n - 1), n - 1):
-        edges = (-1,) + bars + (spare + n - 1,)
-        out.append([edges[i + 1] - edges[i] - 1 + lowest for i in range(n)])
-    return np.array(out, dtype=float)
+    """Every vector of n integers >= lowest summing to N (stars and bars, vectorised)."""
+    return composition_array(N, n, lowest)
 
 
 # ---------------------------------------------------------------- Theorem 2 --

@@ -189,19 +189,25 @@ def birth_death(n, up, down=0.5):
     return P, exact / exact.sum()
 
 
+@pytest.mark.parametrize("compact", [False, True])
 @pytest.mark.parametrize("n", [2, 3, 5, 16, 17, 40, 70])
-def test_blocked_gth_matches_textbook_gth(n):
+def test_blocked_gth_matches_textbook_gth(n, compact, monkeypatch):
     # the package's GTH regroups the textbook updates into panels and matrix products;
     # both only add, multiply and divide non-negative numbers, so they agree to a few
-    # ulps per component whatever the conditioning (1e-13 relative is the budget)
+    # ulps per component whatever the conditioning (1e-13 relative is the budget);
+    # compact=True moves the kept block in memory as for big matrices
+    monkeypatch.setattr(ch, "GTH_COMPACT_FROM", 1 if compact else ch.GTH_COMPACT_FROM)
     rng = np.random.default_rng(100 + n)
     stack = np.stack([random_chain(rng, n), random_chain(rng, n, zeros=0.6),
                       nearly_decomposable(rng, n) if n >= 4 else random_chain(rng, n)])
     ref = gth_reference(stack)
     assert np.allclose(np.einsum("bi,bij->bj", ref, stack), ref, rtol=1e-12, atol=0)
-    for panel in (1, 3, 16, 64):                   # panel 1 is the textbook order
-        pi = ch._gth(stack.copy(), panel)
+    for panel in (1, 3, 16, 24, 64):               # panel 1 is the textbook order
+        pi = ch._gth(stack.copy(), panel)          # the stack's numpy steps
         assert np.max(np.abs(pi / ref - 1)) < 1e-13, f"panel {panel}"
+        for m in range(stack.shape[0]):            # one matrix: BLAS rank-one steps
+            pi = ch._gth(stack[m:m + 1].copy(), panel)
+            assert np.max(np.abs(pi / ref[m:m + 1] - 1)) < 1e-13, f"panel {panel}, matrix {m}"
     assert np.max(np.abs(dm.stationary_distribution(stack) / ref - 1)) < 1e-13
 
 
@@ -234,7 +240,7 @@ def test_stationary_rejects():
 
 
 def test_stationary_checks_a_stack_like_the_public_checks():
-    # stationary_distribution validates big stacks in three passes (min, max, row sums);
+    # stationary_distribution validates big stacks in two passes (minimum, row sums);
     # every kind of bad input must still raise the public checks' errors
     rng = np.random.default_rng(5)
     good = np.stack([random_chain(rng, 4) for _ in range(3)])
@@ -684,6 +690,9 @@ def test_stationary_reducible_detected_by_gth_itself():
         big[P.shape[0]:, 0] = 1                                          # ... into state 0
         with pytest.raises(ValueError, match="reducible"):
             dm.stationary_distribution(big)
+        cycle = np.roll(np.eye(40), 1, axis=1)                           # irreducible
+        with pytest.raises(ValueError, match=r"reducible \(matrix 1 of the stack\)"):
+            dm.stationary_distribution(np.stack([cycle, big, cycle]))  # the stack's steps
 
 
 def test_ergodicity_coefficient_overflow_is_an_error():

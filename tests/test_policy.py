@@ -348,3 +348,22 @@ def test_policy(name):
         check_policy(name, args, kwargs, pname)
 
     run()
+
+
+def test_boundary_turns_every_numeric_warning_into_an_error():
+    """RuntimeWarning, ComplexWarning and SciPy's IntegrationWarning raised inside a public
+    function become NumericalFailure (a ValueError).  IntegrationWarning is only listed once
+    scipy.integrate is imported (the package does not import it at start-up); this test
+    imports it, so dropping the class from ``numeric_warnings`` would let it through."""
+    from scipy.integrate import IntegrationWarning
+
+    from dpmarkov import _checks
+
+    for category in (RuntimeWarning, np.exceptions.ComplexWarning, IntegrationWarning):
+        @_checks.public
+        def noisy(x):
+            warnings.warn("something went wrong", category)
+            return x
+
+        with pytest.raises(_checks.NumericalFailure, match=category.__name__):
+            noisy(1.0)

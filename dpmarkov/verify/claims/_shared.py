@@ -5,7 +5,6 @@ from functools import lru_cache
 
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ... import chain, composition, privacy
 from ._core import SEED, TAXI_GAMMA
@@ -75,6 +74,12 @@ def _delta_star(eta, n, s=1.0):
     """delta of eq. (7) at k = s * 3/(2 eta), with eta*N whole for a huge N (taxi chapter)."""
     eta = round(eta * _N_BIG) / _N_BIG
     return privacy.delta(s * 1.5 / eta, eta, _N_BIG, n, TAXI_GAMMA)
+
+
+def brentq(f, a, b, **options):
+    """scipy.optimize.brentq, imported on first use (scipy.optimize costs 0.7 s to import)."""
+    from scipy.optimize import brentq as scipy_brentq
+    return scipy_brentq(f, a, b, **options)
 
 
 def _eta_for_delta(target, n):

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ... import privacy, _checks
 from ._core import TAXI_N_PAPER, TAXI_GAMMA, TAXI, _claim, agrees
-from ._shared import (_delta_star, _eta_for_delta, _m_for_eps, _taxi, _taxi_eps, _taxi_pairs,
+from ._shared import (brentq, _delta_star, _eta_for_delta, _m_for_eps, _taxi, _taxi_eps, _taxi_pairs,
                       _taxi_tv)
 
 
