@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Wall and CPU time of the checks that issue 15 budgets (not a test; see benchmarks/README.md):
+#   1. the book build from the stored outputs beside nbval on every notebook (execution once),
+#      the pair the issue budgets at <= 100 s;
+#   2. the whole README test command, ./run.sh test (budget <= 4 minutes).
+# Run from the project root after ./run.sh has set up .venv:  bash benchmarks/time_checks.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+out="$(mktemp -d)"
+echo "== load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo "== 1. book build (stored outputs, niced) beside nbval on book/*.ipynb"
+.venv/bin/python scripts/stored_outputs_config.py "$out/_config_stored_outputs.yml"
+start=$(date +%s%N)
+( renice -n 10 -p "$BASHPID" >/dev/null
+  .venv/bin/jupyter-book build . --config "$out/_config_stored_outputs.yml" --path-output "$out" \
+    --all -W -n --keep-going >"$out/build.log" 2>&1 ) &
+build=$!
+TIMEFORMAT="   nbval: %R s wall, %U s user + %S s system CPU"
+time .venv/bin/python -m pytest -q -n 2 --dist loadfile book/*.ipynb --nbval \
+  --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider >"$out/nbval.log" 2>&1 \
+  || { tail -n 20 "$out/nbval.log"; exit 1; }
+wait "$build" || { tail -n 20 "$out/build.log"; exit 1; }
+echo "   book build and nbval both done after $(( ($(date +%s%N) - start) / 1000000 )) ms"
+
+echo "== 2. ./run.sh test"
+TIMEFORMAT="   ./run.sh test: %R s wall, %U s user + %S s system CPU"
+time ./run.sh test >"$out/test.log" 2>&1 || { tail -n 30 "$out/test.log"; exit 1; }
+grep -E "passed" "$out/test.log" | sed 's/^/   /'
+echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+rm -rf "$out"
