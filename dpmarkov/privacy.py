@@ -123,8 +123,17 @@ def _mean_digamma(x, h):
     return out
 
 
-def _increment_difference(x, y, h):
-    """lgamma_increment(x, h) - lgamma_increment(y, h) without an overflowing intermediate."""
+#: The unit roundoff u = 2^-53 of a double.
+_U = 2.0 ** -53
+
+
+def _increment_difference(x, y, h, *, error=False):
+    """lgamma_increment(x, h) - lgamma_increment(y, h) without an overflowing intermediate.
+
+    With ``error=True`` also an upper bound on the absolute rounding error of the result
+    (``_increment_error``): the two increments can nearly cancel, so the bound is
+    absolute, not relative to the difference.
+    """
     x, y, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float),
                                   np.asarray(h, float))
     both = _mean_digamma(np.concatenate([x.ravel(), y.ravel()]),
@@ -135,7 +144,24 @@ def _increment_difference(x, y, h):
         bad = ~np.isfinite(direct)
         if bad.any():
             direct = np.where(bad, h * (sx - sy), direct)
-    return np.asarray(direct, float)
+    direct = np.asarray(direct, float)
+    if not error:
+        return direct
+    return direct, _increment_error(x, h, sx) + _increment_error(y, h, sy)
+
+
+def _increment_error(x, h, scaled):
+    """An upper bound on the absolute error of h * lgamma_increment_scaled(x, h) = h * scaled.
+
+    ``lgamma_increment_scaled`` is P - S (S = 0 without the shift) with absolute error at
+    most 40u (P + S).  P is Stirling's mean of psi over [y, y + h], y <= x + 10, and psi(z)
+    < log z, so 0 < P < L = log(x + 10 + max(h, 0)); hence P + S = 2P - (P - S) <= 2L +
+    |scaled|.  The bound 64u h (2L + |scaled|) also covers the product by h and the
+    subtraction of two such terms (a few u of |h scaled| each).
+    """
+    with np.errstate(over="ignore"):
+        level = 2.0 * np.log(x + 10.0 + np.maximum(h, 0.0)) + np.abs(scaled)
+        return (64.0 * _U * h) * level
 
 
 def _finite(name, out, k):
@@ -649,7 +675,11 @@ def epsilon(k, eta, N, n, gamma):
     n and every N, eta*N whole or not.  ``bound_name(n)`` says which.  As a guard
     against rounding, the result is never below ``epsilon_exact`` at the minimum count
     ``min_count(eta, N)`` (they agree to a few ulps when eta*N is whole and n <= 3).
-    Broadcasts.  Book: "The exact worst case".
+    Each value is rounded outward by a bound on its floating-point error (about 1e-14
+    relative in the book's designs, up to a few 1e-11 where the two increments of eq. (6)
+    nearly cancel at huge k), so the float returned is never below the real number it
+    stands for.  Broadcasts.  Book: "The
+    exact worst case".
     """
     shape, (k, eta, N, n, gamma) = _flat_design(k, eta, N, n, gamma)
     return _finite("epsilon", _sound_epsilon(k, eta, N, n, gamma).reshape(shape),
@@ -679,14 +709,30 @@ def _sound_epsilon(k, eta, N, n, gamma):
     pairs = N >= n * m + 1
     pairs = slice(None) if pairs.all() else pairs
     big = N - (n - 1) * m
-    diffs = _increment_difference(np.concatenate([top - h, (h * (big - 1))[pairs]]),
-                                  np.concatenate([k * eta, (h * m)[pairs]]),
-                                  np.concatenate([h, h[pairs]]))
+    diffs, errors = _increment_difference(np.concatenate([top - h, (h * (big - 1))[pairs]]),
+                                          np.concatenate([k * eta, (h * m)[pairs]]),
+                                          np.concatenate([h, h[pairs]]), error=True)
     with np.errstate(over="ignore", invalid="ignore"):
-        output = _output_term(h, n, gamma)
-        out = diffs[:h.size] + output
-        out[pairs] = np.maximum(out[pairs], diffs[h.size:] + output[pairs])
+        output, output_error = _output_term(h, n, gamma), _output_term_error(h, n, gamma)
+        out = _outward(diffs[:h.size] + output, errors[:h.size] + output_error)
+        guard = _outward(diffs[h.size:] + output[pairs], errors[h.size:] + output_error[pairs])
+        out[pairs] = np.maximum(out[pairs], guard)
     return out
+
+
+def _output_term_error(h, n, gamma):
+    """An upper bound on the absolute rounding error of ``_output_term``.
+
+    log1p(-(n-1) gamma) inherits the relative error u of (n-1) gamma amplified by
+    (n-1) gamma / (1 - (n-1) gamma) < n - 1 (gamma < 1/n); log gamma, the subtraction and
+    the product by h add a few u: (n + 8) u h (|log1p(-(n-1) gamma)| + |log gamma|).
+    """
+    return ((n + 8.0) * _U * h) * (np.abs(np.log1p(-(n - 1) * gamma)) + np.abs(np.log(gamma)))
+
+
+def _outward(value, error):
+    """value + error, plus 4u |value| for the sum's own rounding: never below the real number."""
+    return value + (error + 4.0 * _U * np.abs(value))
 
 
 def _epsilon_and_delta(k, eta, N, n, gamma):

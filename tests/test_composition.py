@@ -162,8 +162,12 @@ def test_chain_privacy_is_the_max_over_rows():
     k = np.array([15.0, 7.5, 10.0, 7.5])
     gamma = 0.01
     out = dm.chain_privacy(counts, k, eta, gamma, support=counts > 0)
-    expect_eps = [dm.epsilon_paper(15, 0.1, 10, 3, gamma), dm.epsilon_paper(7.5, 0.2, 8, 3, gamma), 0,
-                  dm.epsilon_paper(7.5, 0.2, 4, 4, gamma)]
+    # n_i >= 3: eq. (6) as printed, rounded outward by dm.epsilon (never below it)
+    paper = [dm.epsilon_paper(15, 0.1, 10, 3, gamma), dm.epsilon_paper(7.5, 0.2, 8, 3, gamma), 0,
+             dm.epsilon_paper(7.5, 0.2, 4, 4, gamma)]
+    expect_eps = [dm.epsilon(15, 0.1, 10, 3, gamma), dm.epsilon(7.5, 0.2, 8, 3, gamma), 0,
+                  dm.epsilon(7.5, 0.2, 4, 4, gamma)]
+    assert np.all(np.array(expect_eps) >= paper) and np.allclose(expect_eps, paper, rtol=1e-12, atol=0)
     expect_delta = [dm.delta(15, 0.1, 10, 3, gamma), dm.delta(7.5, 0.2, 8, 3, gamma), 0,
                     dm.delta(7.5, 0.2, 4, 4, gamma)]
     assert np.allclose(out.epsilon_rows, expect_eps)

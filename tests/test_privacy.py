@@ -50,12 +50,38 @@ def test_epsilon_matches_mpmath_twin_over_extreme_grid():
     # lgamma_increment_scaled); the twin is the naive formula at 60 digits.  Measured worst
     # relative error is about 5e-15 (1.5e-14 with the Taylor branch used before); we
     # require 1e-11.
+    # The sound dm.epsilon (eq. (6) for n >= 3, rounded outward) is never below the twin.
     worst = 0.0
     for k, eta, N, n, g in GRID:
         exact = highprec.epsilon(k, eta, N, n, g)
         got = dm.epsilon_paper(k, eta, N, n, g)
         worst = max(worst, abs(got - float(exact)) / abs(float(exact)))
+        if n >= 3:
+            assert mp.mpf(dm.epsilon(k, eta, N, n, g)) >= exact, (k, eta, N, n, g)
     assert worst < 1e-11, worst
+
+
+@pytest.mark.parametrize("k, eta, N, n, gamma", [
+    (83615.45231797654, 0.2465753424657534, 146, 3, 0.3333333333309431),
+    (1e300, 0.2, 5, 3, 0.333333),
+    (1e300, 0.2, 10, 2, 0.4999999),
+    (20.6, 0.073, 98, 5, 4e-4),
+    (25.0, 6 / 77, 77, 2, 1e-3)])
+def test_epsilon_is_never_below_the_real_number(k, eta, N, n, gamma, monkeypatch):
+    """dm.epsilon >= max(eq. (6) or its corrected form, the exact worst-case loss) in real
+    arithmetic (400-digit twins).  The first three inputs (found by an independent review)
+    make the two log-Gamma increments of eq. (6) nearly cancel, where rounding to nearest
+    alone understated the value by 45, 1200 and 325 ulps; without the outward margin of
+    ``privacy._increment_error`` they fail.  The margin stays below 1e-10 relative."""
+    from dpmarkov.verify import highprec_privacy as hp
+    monkeypatch.setattr(highprec, "DPS", 400)
+    monkeypatch.setattr(hp, "DPS", 400)
+    bound = hp.epsilon_corrected(k, eta, N, n, gamma) if n == 2 else highprec.epsilon(
+        k, eta, N, n, gamma)
+    real = max(bound, hp.epsilon_exact(k, N, n, gamma, int(dm.min_count(eta, N))))
+    got = dm.epsilon(k, eta, N, n, gamma)
+    assert mp.mpf(got) >= real
+    assert (mp.mpf(got) - real) / real < 1e-10
 
 
 def test_epsilon_broadcasts_over_arrays():
@@ -392,7 +418,9 @@ def test_epsilon_at_huge_k_is_finite_and_matches_mpmath(k):
     with mp.workdps(60):
         ref = hp.epsilon_exact(k, 100, 3, 0.01, 10)
     assert np.isfinite(got) and got == pytest.approx(float(ref), rel=1e-12)
-    assert dm.epsilon(k, 0.1, 100, 3, 0.01) == pytest.approx(float(ref), rel=1e-12)
+    # the sound epsilon is rounded outward: above the real number, by less than 1e-10
+    sound = dm.epsilon(k, 0.1, 100, 3, 0.01)
+    assert mp.mpf(sound) >= ref and sound == pytest.approx(float(ref), rel=1e-10)
     assert np.isfinite(dm.epsilon(k, 0.1, 100, 2, 0.01))
     assert np.isfinite(dm.chain_privacy(np.array([[10, 90], [50, 50]]), k, 0.1, 0.01,
                                         support=np.ones((2, 2), bool)).epsilon)
