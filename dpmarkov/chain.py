@@ -719,8 +719,10 @@ def _gth_one_safely(P: np.ndarray) -> np.ndarray:
 
     Reducible chains are named by ``check_irreducible``.  Otherwise the textbook
     order (no probe matrices, whose entries 1/s_p can overflow when s_p is
-    subnormal) gives pi; components whose true value lies below the smallest
-    double come out as 0 (still a probability, never NaN or negative).
+    subnormal) gives pi.  Components in the subnormal range (below 2.2e-308) keep
+    only the precision a subnormal has, those below 4.9e-324 come out as 0 (still a
+    probability, never NaN or negative), and a chain whose elimination over- or
+    underflows on the way is refused with a ValueError that says so.
     """
     check_irreducible(P)
     with np.errstate(all="ignore"):
