@@ -42,6 +42,9 @@ _BUDGET = 512
 _SCAN = 2048
 # a kept block of at most this many pairs is evaluated pair by pair instead of halved
 _LEAF = 16
+# the branch and bound gives up (ValueError) after this many evaluations: values equal to
+# within their rounding error over so many pairs cannot be ranked in double precision
+_MAX_EVALUATIONS = 1_000_000
 
 
 def _log_lower_tail(a, b, log_u):
@@ -172,7 +175,9 @@ def _branch_and_bound(value, N, m, top):
 
     ``value(c_i, c_j)`` maps two arrays of counts (p,) to an array (e, p) of values >= 0
     that do not increase in c_i nor in c_j (one row per epsilon).  Returns the row
-    maxima (e,) and the number of pairs evaluated.
+    maxima (e,) and the number of pairs evaluated.  If the values are too flat to rank
+    (more than ``_MAX_EVALUATIONS`` evaluations: their rounding errors exceed their
+    differences over that many pairs), a ValueError says so instead of exhausting memory.
     """
     lo, hi = m, N - m - 1
     ends = np.unique(np.array([lo, hi], dtype=float))
@@ -195,6 +200,11 @@ def _branch_and_bound(value, N, m, top):
                 ceiling = np.maximum(ceiling, bound[:, flat].max(axis=1))
             keep &= ~flat
         c0, c1 = c0[keep], c1[keep]
+        if count > _MAX_EVALUATIONS and c0.size:
+            raise ValueError(
+                f"N={N:.0f}, min_count={m:.0f}: the n = 2 pairs' values differ by less than "
+                f"their rounding error over more than {_MAX_EVALUATIONS} pairs, so their maximum "
+                "cannot be located in double precision (try a smaller N)")
         short = c1 - c0 < _LEAF                      # list its pairs one by one
         pts = np.concatenate([np.arange(a, b + 1) for a, b in zip(c0[short], c1[short])]
                              + [np.empty(0)])

@@ -25,9 +25,7 @@ from scipy.special import gammaln
 from . import _checks
 from .loss import scalar_pair_design
 from .privacy import lgamma_increment
-
-# n = 2 is solved by scanning every adjacent pair; they are evaluated in blocks of this size.
-_BLOCK = 1_000_000
+from .profile import _MAX_LIST, _MAX_N_TWO, _SCAN, _branch_and_bound
 
 
 def _orders(alpha) -> np.ndarray:
@@ -127,12 +125,17 @@ def rdp_pairs(N, n, min_count):
     grows (a Beta-multiplication kernel maps Dir(k c/N), Dir(k c'/N) to the laws with c_i
     or c_j larger, and Renyi divergence cannot grow under post-processing; book: "Many
     releases").  For n = 2, c_i + c_j = N is forced and every c_i in [m, N - m - 1] is
-    returned.  Both orders of every adjacent pair are covered: the reverse of (c_i, c_j)
-    is (c_j - 1, c_i + 1), again in the set.  Adjacency of Definition 3; Algorithm 1.
+    returned (at most 2e6 of them; ``rdp_epsilon`` does not scan them but bounds blocks of
+    them, as ``privacy_profile`` does).  Both orders of every adjacent pair are covered: the
+    reverse of (c_i, c_j) is (c_j - 1, c_i + 1), again in the set.  Adjacency of Definition
+    3; Algorithm 1.
     """
     _, N, n, m = _design(1.0, N, n, min_count)
     if n >= 3:
         return np.array([float(m)]), np.array([float(m + 1)])
+    if N - 2 * m > _MAX_LIST:
+        raise ValueError(f"N={N}, min_count={m}: n=2 has {N - 2 * m} adjacent pairs, more "
+                         f"than {_MAX_LIST} to list (rdp_epsilon needs no list)")
     c_i = np.arange(m, N - m, dtype=float)
     return c_i, N - c_i
 
@@ -144,17 +147,25 @@ def rdp_epsilon(alpha, k, N, n, min_count):
     sup over adjacent c, c' (Definition 3, both orders) with every count >= ``min_count``
     of D_alpha(Dir(k c/N) || Dir(k c'/N)), for each order ``alpha`` > 1 (broadcasts).  It is
     +inf for alpha >= min_count + 1 (the worst pair has a count min_count that grows by
-    one).  ``k``, ``N``, ``n``, ``min_count`` are scalars.  Not in the paper (Definition 3's
-    adjacency, Algorithm 1).  Book: "Many releases".
+    one).  ``k``, ``N``, ``n``, ``min_count`` are scalars.  For n = 2 the N - 2m pairs are
+    not scanned: D_alpha does not increase in either count (``rdp_pairs``), so a block of
+    pairs (c, N - c), c0 <= c <= c1, is bounded by the one pair (c0, N - c1) (only the two
+    counts enter ``_pair_divergence``), and the branch and bound of ``privacy_profile``
+    finds the maximum over all of them in a few dozen evaluations at any N up to 2**53.
+    Not in the paper (Definition 3's adjacency, Algorithm 1).  Book: "Many releases".
     """
     alpha = _orders(alpha)
     k, N, n, m = _design(k, N, n, min_count)
-    c_i, c_j = rdp_pairs(N, n, m)
     flat = alpha.ravel()
-    best = np.zeros(flat.shape)
-    for lo in range(0, len(c_i), _BLOCK):
-        div = _pair_divergence(flat, c_i[lo:lo + _BLOCK], c_j[lo:lo + _BLOCK], k, N)
-        best = np.maximum(best, div.max(axis=1))
+    if n == 2 and N - 2 * m > _SCAN:
+        if N > _MAX_N_TWO:
+            raise ValueError(f"N={N} with n=2 exceeds 2**53: counts above it are not exact "
+                             "in double precision")
+        best, _ = _branch_and_bound(lambda c_i, c_j: _pair_divergence(flat, c_i, c_j, k, N),
+                                    N, m, N - m - 1)
+    else:
+        c_i, c_j = rdp_pairs(N, n, m)
+        best = _pair_divergence(flat, c_i, c_j, k, N).max(axis=1)
     out = best.reshape(alpha.shape)
     return out if out.ndim else float(out)
 

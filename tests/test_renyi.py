@@ -140,3 +140,35 @@ def test_conversion_matches_dp_accounting():
 def test_bad_input_is_rejected_clearly(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("N", [3000, 20_000, 150_000])
+@pytest.mark.parametrize("k_per_N", [1e-4, 0.015, 10.0])
+def test_rdp_epsilon_two_categories_equals_the_full_scan(N, k_per_N):
+    # n = 2 above 2048 pairs: branch and bound on blocks of pairs (c, N - c), each bounded by
+    # the pair (c0, N - c1).  It must give exactly the maximum of the full scan.  This checks
+    # the wiring: the divergence evaluated with its counts in the wrong order (c_j, c_i) fails
+    # every case.  The pruning itself, with maxima inside the range (here the maximum is at an
+    # end), is tested in test_profile.py (test_branch_and_bound_finds_an_interior_maximum).
+    # Orders include infinite ones (alpha >= m + 1).
+    from dpmarkov import renyi
+    alpha = np.array([1.05, 1.5, 2.0, 8.0, 50.0, 1e3])
+    k = k_per_N * N
+    for m in (1, 3, N // 10, N // 2 - 700):
+        c = np.arange(m, N - m, dtype=float)
+        scan = renyi._pair_divergence(alpha, c, N - c, k, N).max(axis=1)
+        assert np.array_equal(dm.rdp_epsilon(alpha, k, N, 2, m), scan), m
+
+
+def test_rdp_epsilon_two_categories_at_huge_N():
+    # N = 1e9 (8e8 pairs) in milliseconds; no sampled pair exceeds the result
+    from dpmarkov import renyi
+    N, m, k = 10**9, 10**8, 1.5e7
+    alpha = np.array([1.5, 2.0, 8.0])
+    got = dm.rdp_epsilon(alpha, k, N, 2, m)
+    c = np.unique(np.r_[m, N - m - 1, np.random.default_rng(3).integers(m, N - m, 20_000)])
+    assert np.all(renyi._pair_divergence(alpha, c.astype(float), (N - c).astype(float), k, N)
+                  <= got[:, None])
+    # where the divergences are equal to within rounding over millions of pairs, an error
+    with pytest.raises(ValueError, match="cannot be located in double precision"):
+        dm.rdp_epsilon([2.0, 8.0], 1.5e12, 10**14, 2, 10**13)
