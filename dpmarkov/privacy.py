@@ -151,17 +151,17 @@ def _increment_difference(x, y, h, *, error=False):
 
 
 def _increment_error(x, h, scaled):
-    """An upper bound on the absolute error of h * lgamma_increment_scaled(x, h) = h * scaled.
+    """An upper bound on the absolute error of h * lgamma_increment_scaled(x, h) = h * scaled (any sign of h).
 
     ``lgamma_increment_scaled`` is P - S (S = 0 without the shift) with absolute error at
     most 40u (P + S).  P is Stirling's mean of psi over [y, y + h], y <= x + 10, and psi(z)
     < log z, so 0 < P < L = log(x + 10 + max(h, 0)); hence P + S = 2P - (P - S) <= 2L +
-    |scaled|.  The bound 64u h (2L + |scaled|) also covers the product by h and the
+    |scaled|.  The bound 64u |h| (2L + |scaled|) also covers the product by h and the
     subtraction of two such terms (a few u of |h scaled| each).
     """
     with np.errstate(over="ignore"):
         level = 2.0 * np.log(x + 10.0 + np.maximum(h, 0.0)) + np.abs(scaled)
-        return (64.0 * _U * h) * level
+        return (64.0 * _U * np.abs(h)) * level
 
 
 def _finite(name, out, k):
