@@ -415,7 +415,7 @@ def _cache_numref_targets():
     Sphinx 7.4's ``StandardDomain._resolve_numref_xref`` calls ``env.get_doctree`` on the
     target's page for every numbered reference, only to read the target node (its type
     and its id for the number); each call unpickles the whole page again.  With about 150
-    references that was 10 s of the build's 75 s of CPU.  The lookup only reads the node,
+    references that was about 10 s of the build's CPU.  The lookup only reads the node,
     so it can share one unpickled copy per page; every other ``get_doctree`` caller (such
     as writing a page, which transforms its doctree) still gets a fresh copy.
     """

@@ -151,9 +151,9 @@ def _increment_difference(x, y, h, *, error=False):
 
 
 def _increment_error(x, h, scaled):
-    """An upper bound on the absolute error of h * lgamma_increment_scaled(x, h) = h * scaled (any sign of h).
+    """An upper bound on the absolute error of h * lgamma_increment_scaled(x, h) = h * scaled.
 
-    ``lgamma_increment_scaled`` is P - S (S = 0 without the shift) with absolute error at
+    For either sign of h, ``lgamma_increment_scaled`` is P - S (S = 0 without the shift) with absolute error at
     most 40u (P + S).  P is Stirling's mean of psi over [y, y + h], y <= x + 10, and psi(z)
     < log z, so 0 < P < L = log(x + 10 + max(h, 0)); hence P + S = 2P - (P - S) <= 2L +
     |scaled|.  The bound 64u |h| (2L + |scaled|) also covers the product by h and the
@@ -678,8 +678,7 @@ def epsilon(k, eta, N, n, gamma):
     Each value is rounded outward by a bound on its floating-point error (about 1e-14
     relative in the book's designs, up to a few 1e-11 where the two increments of eq. (6)
     nearly cancel at huge k), so the float returned is never below the real number it
-    stands for.  Broadcasts.  Book: "The
-    exact worst case".
+    stands for.  Broadcasts.  Book: "The exact worst case".
     """
     shape, (k, eta, N, n, gamma) = _flat_design(k, eta, N, n, gamma)
     return _finite("epsilon", _sound_epsilon(k, eta, N, n, gamma).reshape(shape),

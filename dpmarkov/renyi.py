@@ -24,7 +24,7 @@ from scipy.special import gammaln
 
 from . import _checks
 from .loss import scalar_pair_design
-from .privacy import _U, _increment_error, lgamma_increment
+from .privacy import _U, _increment_error, lgamma_increment, lgamma_increment_scaled
 from .profile import _MAX_LIST, _MAX_N_TWO, _SCAN, _branch_and_bound
 
 
@@ -48,15 +48,16 @@ def _log_integral_terms(alpha, base, shift, *, error=False):
     product and the difference a few u of their sizes.  The two increments nearly cancel
     (their difference is of second order in the shift), so the bound is absolute.
     """
-    big, small = lgamma_increment(base, alpha * shift), lgamma_increment(base, shift)
+    steps = (alpha * shift, shift)
+    scaled = [lgamma_increment_scaled(base, step) for step in steps]
+    with np.errstate(over="ignore", invalid="ignore"):      # as in lgamma_increment
+        big, small = (step * s for step, s in zip(steps, scaled))
     value = big - alpha * small
     if not error:
         return value
     bound = 0.0
-    for inc, step, weight in ((big, alpha * shift, 1.0), (small, shift, alpha)):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scaled = np.where(step != 0, inc / np.where(step != 0, step, 1.0), 0.0)
-        bound = bound + weight * (_increment_error(base, step, scaled) + 4 * _U * np.abs(inc))
+    for inc, step, s, weight in zip((big, small), steps, scaled, (1.0, alpha)):
+        bound = bound + weight * (_increment_error(base, step, s) + 4 * _U * np.abs(inc))
     return value, bound
 
 
