@@ -221,6 +221,35 @@ def test_k_for_epsilon_broadcasts():
     assert ks.shape == (3,) and np.all(np.diff(ks) > 0)
 
 
+@pytest.mark.parametrize("fn, bound", [(dm.k_for_epsilon, dm.epsilon),
+                                       (dm.k_for_epsilon_paper, dm.epsilon_paper)])
+def test_k_for_epsilon_is_on_the_safe_side_and_tight(fn, bound):
+    # the k returned never releases more than the target (bound(k) <= target, as
+    # evaluated), and is the root to 1e-13: 2e-13 more k exceeds the target.  A solver
+    # that returned the nearest k (Brent's method) fails the first assertion on about
+    # half of these designs; one that stopped at 1e-10 fails the second.
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        eta = rng.uniform(0.01, 0.24)
+        N = int(np.ceil(4 / eta) + 10 ** rng.uniform(1, 6))
+        n = int(rng.integers(2, int(1 / eta)))
+        gamma = rng.uniform(1e-9, 0.9 / n)
+        target = dm.epsilon_star(eta, N, n, gamma) * rng.uniform(1, 20)
+        k = fn(target, eta, N, n, gamma)
+        assert bound(k, eta, N, n, gamma) <= target
+        assert bound(k * (1 + 2e-13), eta, N, n, gamma) > target
+
+
+def test_k_for_epsilon_solves_every_element_as_if_alone():
+    Ns = np.arange(60, 265, 7)
+    ks = dm.k_for_epsilon(np.array([[6.0], [9.0]]), 0.073, Ns, 5, 4e-4)
+    alone = [[dm.k_for_epsilon(t, 0.073, N, 5, 4e-4) for N in Ns] for t in (6.0, 9.0)]
+    assert ks.shape == (2, Ns.size)
+    np.testing.assert_allclose(ks, alone, rtol=2e-13)
+    star = dm.k_for_epsilon(dm.epsilon_star(0.1, 100, 3, 0.01), 0.1, 100, 3, 0.01)
+    assert star == pytest.approx(15.0, rel=1e-13)          # the target epsilon_star: k_min
+
+
 def test_k_for_epsilon_rejects_target_below_epsilon_star():
     star = dm.epsilon_star_paper(0.073, 98, 5, 4e-4)
     with pytest.raises(ValueError, match="below epsilon_star"):
