@@ -196,8 +196,11 @@ def build_wheel(outdir: Path) -> Path:
         shutil.copytree(ROOT / "dpmarkov", src / "dpmarkov", ignore=ignore)
         for name in ("pyproject.toml", "README.md"):
             shutil.copy2(ROOT / name, src / name)
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                        "--quiet", "-w", str(outdir), str(src)], check=True)
+        # setuptools' PEP 517 backend, called directly: what `pip wheel --no-deps
+        # --no-build-isolation` runs (the same files), without pip's start-up (2.8 s -> 0.9 s CPU)
+        subprocess.run([sys.executable, "-c", "import sys; from setuptools import build_meta; "
+                        "build_meta.build_wheel(sys.argv[1])", str(outdir.resolve())],
+                       cwd=src, check=True, stdout=subprocess.DEVNULL)
     path = outdir / wheel_name()
     if not path.is_file():
         raise RuntimeError(f"pip wheel did not make {path}")
@@ -352,9 +355,13 @@ def _author_year_style():
     from pybtex.style.formatting.plain import Style as PlainStyle
     from pybtex.style.labels import BaseLabelStyle
 
+    from pybtex.backends.plaintext import Backend
+    plain = Backend()     # render_as("text") would look the backend up among every
+                          # installed package's entry points on each call (50 ms)
+
     def surname(person):
         raw = " ".join(person.prelast_names + person.last_names)
-        return Text.from_latex(raw).render_as("text")
+        return Text.from_latex(raw).render(plain)
 
     class AuthorYearLabels(BaseLabelStyle):
         def format_labels(self, sorted_entries):
@@ -373,7 +380,7 @@ def _author_year_style():
         def format_label(self, entry):
             people = entry.persons.get("author") or entry.persons.get("editor") or []
             if not people:
-                who = Text.from_latex(entry.fields.get("organization", entry.key)).render_as("text")
+                who = Text.from_latex(entry.fields.get("organization", entry.key)).render(plain)
             elif len(people) == 1:
                 who = surname(people[0])
             elif len(people) == 2:
@@ -386,6 +393,18 @@ def _author_year_style():
         default_label_style = "dpmarkov_authoryear"
 
     return AuthorYearLabels, AuthorYearStyle
+
+
+def _cache_plugin_lookups():
+    """pybtex finds each plugin class (a backend, a style) by scanning the entry points of
+    every installed distribution, on every lookup: sphinxcontrib-bibtex looks the plaintext
+    backend up once per citation (50 ms each, about 3 s of the build).  The installed
+    distributions do not change during a build, so the scan's answers are cached."""
+    import functools
+
+    import pybtex.plugin
+    if not hasattr(pybtex.plugin.entry_points, "cache_info"):
+        pybtex.plugin.entry_points = functools.lru_cache(maxsize=None)(pybtex.plugin.entry_points)
 
 
 def _register_bib_style():
@@ -457,6 +476,7 @@ def setup(app):
     _cache_numref_targets()
     app.connect("env-updated", _forget_numref_targets)
     app.connect("build-finished", _forget_numref_targets)
+    _cache_plugin_lookups()
     _register_bib_style()
     app.connect("config-inited", _config_inited)
     app.connect("builder-inited", _builder_inited)
