@@ -149,11 +149,15 @@ def test_bounds_strictly_decrease_in_k():
 
 @pytest.mark.parametrize("target", [2.0, 0.103, 1e-2, 1e-6])
 def test_k_for_kl_round_trip(target):
+    # the k returned meets the target (bound <= target, as evaluated: the safe side) and
+    # is the smallest such k to 1e-12: a solver that returned the nearest k (Brent's
+    # method) fails the first check for some targets, one that stopped at 1e-9 the second
     k = dm.k_for_kl(target, 98, 5)
-    assert dm.kl_bound(k, 98, 5) == pytest.approx(target, rel=1e-12)
-    assert dm.kl_bound(k * (1 - 1e-9), 98, 5) > target  # smallest such k
+    assert dm.kl_bound(k, 98, 5) <= target
+    assert dm.kl_bound(k * (1 - 1e-12), 98, 5) > target
     kb = dm.k_for_kl(target, 98, 5, eta=0.073)
-    assert dm.kl_bound_bordered(kb, 98, 5, 0.073) == pytest.approx(target, rel=1e-12)
+    assert dm.kl_bound_bordered(kb, 98, 5, 0.073) <= target
+    assert dm.kl_bound_bordered(kb * (1 - 1e-12), 98, 5, 0.073) > target
     assert kb < k
 
 
@@ -162,7 +166,7 @@ def test_k_for_kl_is_monotone_and_broadcasts():
     ks = dm.k_for_kl(targets, 98, 5)
     assert ks.shape == (4,) and np.all(np.diff(ks) > 0)
     both = dm.k_for_kl(0.05, np.array([50, 5000]), 5)
-    assert both[0] == pytest.approx(dm.k_for_kl(0.05, 50, 5), rel=1e-14)
+    assert both[0] == pytest.approx(dm.k_for_kl(0.05, 50, 5), rel=1e-13)   # solved together
     assert isinstance(dm.k_for_kl(0.05, 98, 5), float)
 
 
