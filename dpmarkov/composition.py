@@ -81,14 +81,15 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     else:
         N, n_rows, k_rows, eta_rows, gamma_rows = checked
     n = N.shape[0]
-    eps = np.zeros(n)
-    dlt = np.zeros(n)
-    rows = np.flatnonzero(n_rows >= 2)
-    if rows.size == n:                          # usually every row: views, not copies
-        rows = slice(None)
+    every = n_rows.min() >= 2                   # usually every row: no copies
+    rows = slice(None) if every else np.flatnonzero(n_rows >= 2)
     args = (k_rows[rows], eta_rows[rows], N[rows], n_rows[rows], gamma_rows[rows])
     try:
-        eps[rows], dlt[rows] = _epsilon_and_delta(*args)
+        if every:
+            eps, dlt = _epsilon_and_delta(*args)
+        else:
+            eps, dlt = np.zeros(n), np.zeros(n)
+            eps[rows], dlt[rows] = _epsilon_and_delta(*args)
     except ValueError:
         for i in np.arange(n)[rows]:            # name the first row that fails
             try:
@@ -126,17 +127,21 @@ def _lean_inputs(counts, support, k, eta, gamma):
         return None
     k_rows, eta_rows, gamma_rows = rows
     arr = counts.astype(float, copy=False)
-    n_rows = _row_sizes(support)
-    transitions = int(n_rows.sum())
-    if n_rows.min() < 1:
-        return None
+    transitions = np.count_nonzero(support)
     with np.errstate(all="ignore"):            # a failure is refused, then named
         if 4 * transitions <= arr.size:        # sparse: the supported entries, row by row
-            values = arr.ravel().take(support.ravel().nonzero()[0])
-            starts = np.cumsum(n_rows) - n_rows
+            where = support.ravel().nonzero()[0]
+            starts = where.searchsorted(np.arange(0, arr.size, n))
+            n_rows = np.diff(starts, append=transitions)
+            if n_rows.min() < 1:
+                return None
+            values = arr.ravel().take(where)
             N = np.add.reduceat(values, starts)
             low = np.minimum.reduceat(values, starts)
         else:
+            n_rows = _row_sizes(support)
+            if n_rows.min() < 1:
+                return None
             values = arr
             N = arr @ np.ones(n)
             low = None

@@ -117,21 +117,21 @@ def _mean_digamma(x, h, *, step_positive=False):
         x0 = x if step_positive else x + np.minimum(h, 0.0)  # step 1
         low_mask = x0 < _SERIES_FROM
         low = np.flatnonzero(low_mask)
-        y = x + np.where(low_mask, float(_SHIFT), 0.0)
+        pair = np.empty((2, x.size))                         # y, y + h; then b, a
+        y = np.add(x, np.where(low_mask, float(_SHIFT), 0.0), out=pair[0])
         t = h / y                                            # step 2
-        b = np.divide(1.0, y)
-        a = y + h
-        np.divide(1.0, a, out=a)
-        b2, a2 = b * b, a * a
-        e = a + b
+        np.add(y, h, out=pair[1])
+        b, a = ba = np.divide(1.0, pair)                     # b = 1/y, a = 1/(y + h)
+        squares = ba * ba                                    # b^2, a^2
+        g, e = ge = np.empty_like(ba)                        # G_p, a^p (a + b): one product
+        np.add(a, b, out=e)
         e *= a                                               # a^p (a + b), p = 1, 3, ...
-        g = b2 + e                                           # G_p, p = 3, 5, ... (G_1 = 1)
+        np.add(squares[0], e, out=g)                         # G_p, p = 3, 5, ... (G_1 = 1)
         s = _LGAMMA_SERIES[1] * g
         s += _LGAMMA_SERIES[0]
         cg = np.empty_like(g)
         for c in _LGAMMA_SERIES[2:]:
-            e *= a2
-            g *= b2
+            ge *= squares                                    # g b^2 and e a^2
             g += e                                           # G_{p+2} = b^2 G_p + a^p (a + b)
             s += np.multiply(c, g, out=cg)
         ab = np.multiply(a, b, out=a)
