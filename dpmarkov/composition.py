@@ -131,8 +131,8 @@ def _lean_inputs(counts, support, k, eta, gamma):
     with np.errstate(all="ignore"):            # a failure is refused, then named
         if 4 * transitions <= arr.size:        # sparse: the supported entries, row by row
             where = support.ravel().nonzero()[0]
-            starts = where.searchsorted(np.arange(0, arr.size, n))
-            n_rows = np.diff(starts, append=transitions)
+            edges = where.searchsorted(np.arange(0, arr.size + 1, n))    # row i: [e_i, e_i+1)
+            starts, n_rows = edges[:-1], edges[1:] - edges[:-1]
             if n_rows.min() < 1:
                 return None
             values = arr.ravel().take(where)
