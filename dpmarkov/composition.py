@@ -106,15 +106,18 @@ def _lean_inputs(counts, support, k, eta, gamma):
     """All input checks of chain_privacy in a few passes, for the usual input; else None.
 
     Taken: a float or integer (n, n) array, a boolean support of its shape, and k, eta,
-    gamma each a float or int or a float64 vector of length n.  Returns (N_i, n_i, k_i,
-    eta_i, gamma_i) when every check of ``_counts_on_support``, ``_per_row`` and
-    ``_border_ok`` would pass, with the same values: the row totals N_i (a product with a
-    vector of ones: exact, hence equal to the row sums, since every entry is a whole number
-    >= 0 and every total is below 2^53), positive; eta_i N_i (1 - 1e-12) > 0; entries
-    nonzero exactly on the support; no supported entry below its row's border (then every
-    entry is >= 0 and finite, as the totals are); whole numbers.  None when anything
-    fails or the input is of another kind: chain_privacy then runs the full checks, which
-    raise the message naming the parameter, the value and the rule (or accept).
+    gamma each a finite float or int or a finite float64 vector of length n.  Returns
+    (N_i, n_i, k_i, eta_i, gamma_i), the values the full checks (``_counts_on_support``,
+    ``_per_row``, ``_row_sizes``, ``_border_ok``) give, when every one of them would pass:
+    every row has a transition; the row totals N_i are positive and below 2^53 (then,
+    every entry being a whole number >= 0, they are exact in any order of summation, so
+    equal to the row sums); eta_i N_i (1 - 1e-12) > 0; no supported entry below its row's
+    border (so each is positive) and no nonzero entry outside the support; whole numbers.
+    A sparse support (at most a quarter of the entries) is checked on its entries, gathered
+    once row by row (sums and minima per row), with one count of the nonzero entries of the
+    matrix; a dense one entry by entry.  None when anything fails or the input is of
+    another kind: chain_privacy then runs the full checks, which raise the message naming
+    the parameter, the value and the rule (or accept).
     """
     if not (type(counts) is np.ndarray and type(support) is np.ndarray
             and counts.dtype.kind in "fiu" and counts.dtype.itemsize <= 8
