@@ -12,6 +12,7 @@ check Lemma 1 exactly instead of by sampling.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -70,20 +71,25 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     another row, two rows change and the guarantee degrades (book: about
     eps_i + eps_l); see the chapter "Private transition matrices".
     """
-    arr, mask, N = _counts_on_support(counts, support)
-    n = arr.shape[0]
-    k_rows, eta_rows, gamma_rows = (_per_row(name, v, n) for name, v in
-                                    (("k", k), ("eta", eta), ("gamma", gamma)))
-    n_rows = _row_sizes(mask)
-    _border_ok(arr, mask, N, eta_rows)
-    eps = np.zeros(n)
-    dlt = np.zeros(n)
-    rows = np.flatnonzero(n_rows >= 2)
-    if rows.size == n:                          # usually every row: views, not copies
-        rows = slice(None)
+    checked = _lean_inputs(counts, support, k, eta, gamma)
+    if checked is None:                         # something to name, or an unusual input
+        arr, mask, N = _counts_on_support(counts, support)
+        k_rows, eta_rows, gamma_rows = (_per_row(name, v, arr.shape[0]) for name, v in
+                                        (("k", k), ("eta", eta), ("gamma", gamma)))
+        n_rows = _row_sizes(mask)
+        _border_ok(arr, mask, N, eta_rows)
+    else:
+        N, n_rows, k_rows, eta_rows, gamma_rows = checked
+    n = N.shape[0]
+    every = n_rows.min() >= 2                   # usually every row: no copies
+    rows = slice(None) if every else np.flatnonzero(n_rows >= 2)
     args = (k_rows[rows], eta_rows[rows], N[rows], n_rows[rows], gamma_rows[rows])
     try:
-        eps[rows], dlt[rows] = _epsilon_and_delta(*args)
+        if every:
+            eps, dlt = _epsilon_and_delta(*args)
+        else:
+            eps, dlt = np.zeros(n), np.zeros(n)
+            eps[rows], dlt[rows] = _epsilon_and_delta(*args)
     except ValueError:
         for i in np.arange(n)[rows]:            # name the first row that fails
             try:
@@ -94,6 +100,81 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
         raise
     bounds = _BOUNDS[np.minimum(n_rows, 3) - 1]            # n_i = 1, 2, >= 3
     return ChainPrivacy(float(eps.max()), float(dlt.max()), eps, dlt, n_rows, bounds)
+
+
+def _lean_inputs(counts, support, k, eta, gamma):
+    """All input checks of chain_privacy in a few passes, for the usual input; else None.
+
+    Taken: a float or integer (n, n) array, a boolean support of its shape, and k, eta,
+    gamma each a finite float or int or a finite float64 vector of length n.  Returns
+    (N_i, n_i, k_i, eta_i, gamma_i), the values the full checks (``_counts_on_support``,
+    ``_per_row``, ``_row_sizes``, ``_border_ok``) give, when every one of them would pass:
+    every row has a transition; the row totals N_i are positive and below 2^53 (then,
+    every entry being a whole number >= 0, they are exact in any order of summation, so
+    equal to the row sums); eta_i N_i (1 - 1e-12) > 0; no supported entry below its row's
+    border (so each is positive) and no nonzero entry outside the support; whole numbers.
+    A sparse support (at most a quarter of the entries) is checked on its entries, gathered
+    once row by row (sums and minima per row), with one count of the nonzero entries of the
+    matrix; a dense one entry by entry.  None when anything fails or the input is of
+    another kind: chain_privacy then runs the full checks, which raise the message naming
+    the parameter, the value and the rule (or accept).
+    """
+    if not (type(counts) is np.ndarray and type(support) is np.ndarray
+            and counts.dtype.kind in "fiu" and counts.dtype.itemsize <= 8
+            and support.dtype == bool and counts.ndim == 2 and counts.shape == support.shape
+            and counts.shape[0] == counts.shape[1] and 0 < counts.size <= _checks.MAX_ELEMENTS):
+        return None
+    n = counts.shape[0]
+    rows = [_lean_row_values(v, n) for v in (k, eta, gamma)]
+    if any(r is None for r in rows):
+        return None
+    k_rows, eta_rows, gamma_rows = rows
+    arr = counts.astype(float, copy=False)
+    transitions = np.count_nonzero(support)
+    with np.errstate(all="ignore"):            # a failure is refused, then named
+        if 4 * transitions <= arr.size:        # sparse: the supported entries, row by row
+            where = support.ravel().nonzero()[0]
+            edges = where.searchsorted(np.arange(0, arr.size + 1, n))    # row i: [e_i, e_i+1)
+            starts, n_rows = edges[:-1], edges[1:] - edges[:-1]
+            if n_rows.min() < 1:
+                return None
+            values = arr.ravel().take(where)
+            N = np.add.reduceat(values, starts)
+            low = np.minimum.reduceat(values, starts)
+        else:
+            n_rows = _row_sizes(support)
+            if n_rows.min() < 1:
+                return None
+            values = arr
+            N = arr @ np.ones(n)
+            low = None
+        if not (N.min() > 0 and N.max() < 2.0 ** 53):
+            return None
+        border = eta_rows * N * (1 - 1e-12)    # as _border_ok
+        if not (border > 0).all():
+            return None
+        if low is None:         # dense: nonzero exactly on the support, none below its border
+            fails = (not ((arr != 0) == support).all()
+                     or np.count_nonzero(arr < border[:, None]) != arr.size - transitions)
+        else:                   # sparse: supported entries >= border > 0, no other nonzero
+            fails = not (low >= border).all() or np.count_nonzero(arr != 0) != transitions
+        if fails or (counts.dtype.kind == "f" and not (values == np.rint(values)).all()):
+            return None
+    return N, n_rows, k_rows, eta_rows, gamma_rows
+
+
+def _lean_row_values(value, n):
+    """``_per_row`` for a finite plain number or float64 vector of length n; None otherwise."""
+    if type(value) in (float, int, np.float64):
+        try:
+            value = float(value)
+        except OverflowError:
+            return None
+        return np.full(n, value) if math.isfinite(value) else None
+    if (type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (n,)
+            and np.isfinite(value).all()):
+        return value
+    return None
 
 
 def _counts_on_support(counts, support):

@@ -31,11 +31,16 @@ def lgamma_increment(x, h):
 
 def _log1p_ratio(t):
     """log1p(t)/t for t > -1, with its limit 1 at t = 0."""
-    return np.divide(np.log1p(t), t, out=np.ones_like(t), where=t != 0)
+    out = np.log1p(t)
+    if t.all():                                   # the usual case: one plain division
+        return np.divide(out, t, out=out)
+    return np.divide(out, t, out=np.ones_like(t), where=t != 0)
 
 
 #: ``lgamma_increment_scaled`` shifts every argument below ``_SERIES_FROM`` up by this much.
 _SHIFT = 10
+#: The offsets i = 0 ... ``_SHIFT`` - 1 of the shifted arguments x + i, as a column.
+_OFFSETS = np.arange(float(_SHIFT))[:, None]
 
 
 def _shift_sum(x, h):
@@ -45,14 +50,17 @@ def _shift_sum(x, h):
     d_{i+1} = d_i (1 + h r_i) + r_i (all terms positive), so S = log1p(h d)/(h d) * d.  Where
     the product overflows (h/x near the float maximum) the logarithms are summed instead.
     """
-    r = 1.0 / (x + np.arange(_SHIFT)[:, None])
-    f = 1.0 + h * r
-    d = r[0]
+    r = np.divide(1.0, x + _OFFSETS)
+    f = np.multiply(h, r[1:])
+    f += 1.0                                              # f_i = 1 + h r_i, i >= 1
+    d = r[0].copy()
     for j in range(1, _SHIFT):
-        d = d * f[j] + r[j]
-    out = _log1p_ratio(h * d) * d
-    bad = ~np.isfinite(out)
-    if bad.any():
+        d *= f[j - 1]
+        d += r[j]
+    out = _log1p_ratio(h * d)
+    out *= d
+    if not np.isfinite(out).all():
+        bad = ~np.isfinite(out)
         z = x[bad] + np.arange(_SHIFT)[:, None]
         hb = h[bad]
         logs = np.where(np.isfinite(hb / z), np.log1p(hb / z), np.log(hb) - np.log(z))
@@ -98,28 +106,44 @@ def lgamma_increment_scaled(x, h):
     return _mean_digamma(x.ravel(), h.ravel()).reshape(x.shape)
 
 
-def _mean_digamma(x, h):
-    """``lgamma_increment_scaled`` for two float vectors of one length (its two steps)."""
+def _mean_digamma(x, h, *, step_positive=False):
+    """``lgamma_increment_scaled`` for two float vectors of one length (its two steps).
+
+    ``step_positive=True`` promises h > 0 everywhere (then min(x, x + h) = x and |h| = h;
+    the same numbers, fewer operations).  Operations are done in place where the formula
+    allows, in the order the docstring of ``lgamma_increment_scaled`` gives.
+    """
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        x0 = x + np.minimum(h, 0.0)                          # step 1
-        shift = np.where(x0 < _SERIES_FROM, float(_SHIFT), 0.0)
-        low = np.flatnonzero(shift)
-        y = x + shift
+        x0 = x if step_positive else x + np.minimum(h, 0.0)  # step 1
+        low_mask = x0 < _SERIES_FROM
+        low = np.flatnonzero(low_mask)
+        pair = np.empty((2, x.size))                         # y, y + h; then b, a
+        y = np.add(x, np.where(low_mask, float(_SHIFT), 0.0), out=pair[0])
         t = h / y                                            # step 2
-        b = 1.0 / y
-        a = 1.0 / (y + h)
-        b2, a2 = b * b, a * a
-        e = a * (a + b)                                      # a^p (a + b), p = 1, 3, ...
-        g = b2 + e                                           # G_p, p = 3, 5, ... (G_1 = 1)
-        s = _LGAMMA_SERIES[1] * g + _LGAMMA_SERIES[0]
+        np.add(y, h, out=pair[1])
+        b, a = ba = np.divide(1.0, pair)                     # b = 1/y, a = 1/(y + h)
+        squares = ba * ba                                    # b^2, a^2
+        g, e = ge = np.empty_like(ba)                        # G_p, a^p (a + b): one product
+        np.add(a, b, out=e)
+        e *= a                                               # a^p (a + b), p = 1, 3, ...
+        np.add(squares[0], e, out=g)                         # G_p, p = 3, 5, ... (G_1 = 1)
+        s = _LGAMMA_SERIES[1] * g
+        s += _LGAMMA_SERIES[0]
+        cg = np.empty_like(g)
         for c in _LGAMMA_SERIES[2:]:
-            e *= a2
-            g *= b2
+            ge *= squares                                    # g b^2 and e a^2
             g += e                                           # G_{p+2} = b^2 G_p + a^p (a + b)
-            s += c * g
-        out = (1.0 + t - 0.5 * b) * _log1p_ratio(t) + np.log(y) - 1.0 - a * b * s
+            s += np.multiply(c, g, out=cg)
+        ab = np.multiply(a, b, out=a)
+        ab *= s                                              # a b sum_j c_j G_{2j-1}
+        out = 1.0 + t
+        out -= np.multiply(0.5, b, out=b)
+        out *= _log1p_ratio(t)
+        out += np.log(y, out=y)
+        out -= 1.0
+        out -= ab
         if low.size:
-            out[low] -= _shift_sum(x0[low], np.abs(h[low]))
+            out[low] -= _shift_sum(x0[low], h[low] if step_positive else np.abs(h[low]))
     return out
 
 
@@ -748,11 +772,82 @@ def _outward(value, error):
 
 
 def _epsilon_and_delta(k, eta, N, n, gamma):
-    """(``epsilon``, ``delta``) of eqs. (6)-(7) for 1-D parameter arrays, validated once.
+    """(``epsilon``, ``delta``) of eqs. (6)-(7) for the rows of a chain, validated once.
 
-    The same numbers as the two public functions (their cores), for Theorem 3's rows
-    (``composition.chain_privacy``).
+    ``k``, ``eta``, ``gamma`` are finite 1-D float arrays of one length (``as_float_array``),
+    ``N`` and ``n`` the rows' totals and sizes from a checked count matrix (whole numbers,
+    finite, n >= 2, hence N >= 2).  The same numbers as ``epsilon`` and ``delta`` element
+    by element (the same operations as ``_sound_epsilon`` and ``_delta_union``, in the same
+    order), for Theorem 3's rows (``composition.chain_privacy``), in fewer vector
+    operations.
+
+    The checks are one boolean expression: eta in (0, 1/4), 0 < gamma < 1/n, Assumption 4
+    (k >= 3/(2 eta) (1 - REL_SLACK)) and two count vectors above the minimum count m
+    (N >= n m + 1), each written as the negation of the check it stands for.  That covers
+    the rest: gamma < 1/n gives gamma <= 1/(n-1) and k >= 3/(2 eta) > 6 (1 - REL_SLACK) gives
+    k > 0 and k/N >= 3.3e-308 (N <= 1.8e308), a normal float; N >= n m + 1 gives the design
+    (n m <= N) and, for n >= 3, 3 eta + 1/N <= 1 + 1e-12 as evaluated: with m >= eta N (1 -
+    1e-12)(1 - 3u) and N >= (3 m + 1)(1 - 2u), 3 eta + 1/N <= 1 + 0.75e-12 + 5u, below
+    1 + 1e-12 after the sum's own rounding.  If it fails anywhere (also a row with n >= 3
+    and no two count vectors, where ``_sound_epsilon`` skips its guard) the full checks
+    and evaluation run (``_epsilon_and_delta_checked``): they raise the message naming the
+    parameter, or give the numbers.
+
+    Then the four log-Gamma increments of eq. (6) (its corrected form for n = 2) and of the
+    rounding guard (the exact loss at the minimum count) in one call of the kernel, and
+    their error bounds (``_increment_error``) in one pass.
     """
+    n = np.asarray(n, float)
+    with np.errstate(all="ignore"):                # a failure is refused below, then named
+        m = _checks.min_count(eta, N)
+        h = k / N
+        pairs = N >= n * m + 1
+        ok = ((eta > 0) & (eta < 0.25) & (gamma > 0) & (gamma < 1.0 / n)
+              & (k >= 1.5 / eta * (1 - _checks.REL_SLACK)) & pairs)
+    if not ok.all():
+        return _epsilon_and_delta_checked(k, eta, N, n, gamma)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        big = N - (n - 1) * m
+        top = k * (1 - np.where(n == 2, 1, 2) * eta)
+        # rows: eq. (6)'s x and the guard's x, then eq. (6)'s y and the guard's y
+        x = np.empty((4, k.size))
+        np.subtract(top, h, out=x[0])
+        np.multiply(h, big - 1, out=x[1])
+        np.multiply(k, eta, out=x[2])
+        np.multiply(h, m, out=x[3])
+        steps = np.empty_like(x)
+        steps[...] = h
+        scaled = _mean_digamma(x.ravel(), steps.ravel(), step_positive=True).reshape(x.shape)
+        # _increment_difference: h sx - h sy, and the bound of _increment_error for each
+        # (h > 0: max(h, 0) = |h| = h)
+        terms = h * scaled
+        diffs = terms[:2] - terms[2:]
+        if not np.isfinite(diffs).all():
+            diffs = np.where(np.isfinite(diffs), diffs, h * (scaled[:2] - scaled[2:]))
+        level = x + 10.0
+        level += h
+        np.log(level, out=level)
+        level *= 2.0
+        level += np.abs(scaled)
+        level *= 64.0 * _U * h
+        errors = level[:2] + level[2:]
+        # _output_term and _output_term_error, then _outward, and the guard's maximum
+        log1p_term, log_term = np.log1p(-(n - 1) * gamma), np.log(gamma)
+        errors += ((n + 8.0) * _U * h) * (np.abs(log1p_term) + np.abs(log_term))
+        diffs += h * (log1p_term - log_term)
+        margin = np.abs(diffs)
+        margin *= 4.0 * _U
+        errors += margin
+        diffs += errors
+        eps = np.maximum(diffs[0], diffs[1])
+        small = betainc(k * m / N, k * (1 - m / N), gamma)         # _delta_union
+        large = betainc(k * big / N, k * (1 - big / N), gamma)
+        dlt = np.minimum((n - 1) * small + large, 1.0)
+    return _finite("epsilon", eps, k), dlt
+
+
+def _epsilon_and_delta_checked(k, eta, N, n, gamma):
+    """``_epsilon_and_delta`` through the full checks (``_flat_design``, ``_sound_epsilon``)."""
     _, args = _flat_design(k, eta, N, n, gamma)
     return _finite("epsilon", _sound_epsilon(*args), args[0]), _delta_union(*args)
 

@@ -291,3 +291,123 @@ def test_chain_privacy_same_numbers_for_every_layout_and_integer_counts():
         assert out.bound_rows.tolist() == ref.bound_rows.tolist()
     with pytest.raises(ValueError):             # row totals beyond the float range
         dm.chain_privacy(counts * 2.5e307, 20.0, 0.1, 1e-3, support=support)
+
+
+def _outcome(call):
+    """The result of ``call()`` or the (type, message) of its error."""
+    try:
+        return call()
+    except (ValueError, TypeError) as err:
+        return type(err), str(err)
+
+
+def _same_outcome(a, b):
+    if isinstance(a, tuple) and isinstance(a[0], type):
+        return a == b
+    return (not (isinstance(b, tuple) and isinstance(b[0], type))
+            and np.array_equal(a.epsilon_rows, b.epsilon_rows)
+            and np.array_equal(a.delta_rows, b.delta_rows) and a.epsilon == b.epsilon
+            and a.delta == b.delta and np.array_equal(a.n_rows, b.n_rows)
+            and a.bound_rows.tolist() == b.bound_rows.tolist())
+
+
+_ROWS = np.array([[6.0, 3.0, 1.0, 0.0], [2.0, 4.0, 0.0, 4.0], [1.0, 5.0, 4.0, 0.0],
+                  [0.0, 5.0, 5.0, 5.0]])
+
+
+@pytest.mark.parametrize("k, eta, gamma", [
+    (20.0, 0.1, 1e-3), (20, 0.1, 1e-3), (np.float64(20.0), 0.1, 1e-3),
+    (np.array([20.0, 16.0, 30.0, 15.0]), np.array([0.1, 0.1, 0.1, 0.2]), 1e-3),
+    (np.array([20.0, 16.0, 30.0, 15.0], np.float32), 0.1, 1e-3),
+    (np.nan, 0.1, 1e-3), (np.inf, 0.1, 1e-3), (20.0, np.nan, 1e-3), (20.0, np.inf, 1e-3),
+    (20.0, -np.inf, 1e-3), (20.0, 0.1, np.nan), (20.0, 0.1, np.inf), (20.0, 0.1, -1e-3),
+    (np.array([20.0, np.inf, 30.0, 15.0]), 0.1, 1e-3),
+    (20.0, np.array([0.1, 0.1, np.nan, 0.1]), 1e-3),
+    (20.0, 0.1, np.array([1e-3, 1e-3, 1e-3, np.nan])),
+    (20.0, 0.0, 1e-3), (20.0, -0.1, 1e-3), (20.0, 0.25, 1e-3), (20.0, 0.1, 0.34),
+    (20.0, 0.1, 0.0), (14.9, 0.1, 1e-3), (-20.0, 0.1, 1e-3), (True, 0.1, 1e-3),
+    ("20", 0.1, 1e-3), (10**400, 0.1, 1e-3), ([20.0, 20.0], 0.1, 1e-3),
+    (np.full((4, 1), 20.0), 0.1, 1e-3), (np.array(20.0), 0.1, 1e-3), (20.0, 0.1, 1j),
+])
+def test_chain_privacy_lean_parameter_checks_agree_with_the_full_ones(k, eta, gamma,
+                                                                     monkeypatch):
+    # chain_privacy takes plain numbers and float64 vectors through one lean pass
+    # (composition._lean_inputs) and everything else, or anything that fails, through the
+    # full checks.  Each case must give exactly what the full checks give: the same
+    # numbers, or the same error and message.  A lean pass that skipped the finiteness of
+    # k or gamma would turn "k contains inf" into a per-row message, one that took eta
+    # unchecked would accept eta <= 0 (every count is above a border <= 0).
+    lean = _outcome(lambda: dm.chain_privacy(_ROWS, k, eta, gamma, support=_ROWS > 0))
+    if not isinstance(lean, tuple):              # accepted: by the lean pass where it applies
+        taken = type(k) is not np.ndarray or k.dtype == np.float64
+        assert (dm.composition._lean_inputs(_ROWS, _ROWS > 0, k, eta, gamma) is None) != taken
+    monkeypatch.setattr(dm.composition, "_lean_inputs", lambda *args: None)
+    full = _outcome(lambda: dm.chain_privacy(_ROWS, k, eta, gamma, support=_ROWS > 0))
+    assert _same_outcome(lean, full), (lean, full)
+
+
+def test_chain_privacy_lean_pass_sparse_and_dense_supports(monkeypatch):
+    # the lean pass gathers the supported entries of a sparse support (at most a quarter of
+    # the matrix) and checks a dense one entry by entry; both give the full checks' numbers,
+    # and each bad entry is refused with the full checks' message
+    rng = np.random.default_rng(7)
+    routes = set()
+    for density in (0.02, 0.1, 0.5, 1.0):
+        counts = rng.integers(3, 40, size=(30, 30)).astype(float)
+        counts[rng.random((30, 30)) > density] = 0
+        counts[np.arange(30), (np.arange(30) + 1) % 30] = 30
+        counts[np.arange(30), np.arange(30)] = 31
+        eta = counts.min(axis=1, initial=np.inf, where=counts > 0) / counts.sum(axis=1)
+        eta = np.minimum(eta, 0.24)
+        assert dm.composition._lean_inputs(counts, counts > 0, 1.5 / eta, eta, 1e-3) is not None
+        routes.add(4 * np.count_nonzero(counts) <= counts.size)
+        cases = [counts]
+        for i, j, value in ((3, 3, 2.5), (4, 4, -31.0), (5, 5, np.nan), (6, 6, 0.0)):
+            bad = counts.copy()
+            bad[i, j] = value
+            cases.append(bad)
+        outside = np.flatnonzero(counts[7] == 0)
+        if outside.size:
+            for value in (-1.0, 1.0, np.nan):
+                bad = counts.copy()
+                bad[7, outside[0]] = value
+                cases.append(bad)
+        below = counts.copy()
+        below[8, 8] = 1.0
+        cases.append(below)
+        for case in cases:
+            args = (case, 1.5 / eta, eta, 1e-3)
+            with monkeypatch.context() as patch:
+                lean = _outcome(lambda: dm.chain_privacy(*args, support=counts > 0))
+                patch.setattr(dm.composition, "_lean_inputs", lambda *a: None)
+                full = _outcome(lambda: dm.chain_privacy(*args, support=counts > 0))
+            assert _same_outcome(lean, full), (density, lean, full)
+    assert routes == {True, False}
+
+
+def test_chain_privacy_rows_without_two_count_vectors_and_single_transitions():
+    # row 0: n = 3, N = 9, m = ceil(0.24 * 9) = 3: one count vector above the minimum, no
+    # adjacent pair with different counts (the guard of dm.epsilon is skipped there); row 1:
+    # n = 2; row 2: a single transition (released exactly).  The lean evaluation of all rows
+    # gives dm.epsilon's and dm.delta's numbers bit for bit.
+    counts = np.array([[3.0, 3.0, 3.0], [5.0, 0.0, 15.0], [0.0, 0.0, 4.0]])
+    eta = np.array([0.24, 0.24, 0.24])
+    out = dm.chain_privacy(counts, 7.0, eta, 1e-3, support=counts > 0)
+    assert np.array_equal(out.epsilon_rows[:2],
+                          dm.epsilon(7.0, 0.24, np.array([9.0, 20.0]), np.array([3, 2]), 1e-3))
+    assert np.array_equal(out.delta_rows[:2],
+                          dm.delta(7.0, 0.24, np.array([9.0, 20.0]), np.array([3, 2]), 1e-3))
+    assert out.epsilon_rows[2] == 0 and out.delta_rows[2] == 0
+
+
+@pytest.mark.parametrize("eta", [0.0, -0.1, np.array([0.1, -0.1, 0.1, 0.1])])
+def test_chain_privacy_bad_counts_named_before_a_bad_eta(eta, monkeypatch):
+    # with eta <= 0 every count meets the border, so the lean pass must not take "every
+    # supported count >= eta N" as proof that the counts are positive: -3 inside the
+    # support is named as a count, as the full checks do, not as a bad eta of some row
+    counts = _ROWS.copy()
+    counts[1, 1] = -3.0
+    lean = _outcome(lambda: dm.chain_privacy(counts, 20.0, eta, 1e-3, support=_ROWS > 0))
+    monkeypatch.setattr(dm.composition, "_lean_inputs", lambda *args: None)
+    full = _outcome(lambda: dm.chain_privacy(counts, 20.0, eta, 1e-3, support=_ROWS > 0))
+    assert lean == full and "counts must be >= 0" in full[1]

@@ -301,6 +301,47 @@ def test_delta_union_is_at_least_exact():
                                                                 method="exact")
 
 
+def _rows_outcome(func, *args):
+    try:
+        return func(*args)
+    except ValueError as err:
+        return str(err)
+
+
+def test_rows_of_a_chain_lean_checks_agree_with_the_full_ones():
+    # privacy._epsilon_and_delta (chain_privacy's rows) checks the designs in one boolean
+    # expression and falls back to the full checks (_epsilon_and_delta_checked); on designs
+    # drawn at and around every border (k at 3/(2 eta) and just below, eta near 1/4, gamma
+    # near 1/n and 1/(n-1), N near n m + 1 and 3 eta + 1/N near 1, n = 2 ... 5) both must
+    # give the same numbers bit for bit or the same message.  A lean check that accepted a
+    # design the full checks refuse (e.g. "k >= 3/(2 eta)" without the slack, gamma <= 1/n,
+    # or the eq. (6) interval dropped without N >= n m + 1) fails here.
+    from dpmarkov.privacy import _epsilon_and_delta, _epsilon_and_delta_checked
+    rng = np.random.default_rng(11)
+    accepted = refused = 0
+    for _ in range(500):
+        rows = 2
+        n = rng.integers(2, 6, rows).astype(np.int64)
+        N = rng.choice([2.0, 3.0, 4.0, 5.0, 7.0, 9.0, 10.0, 13.0, 40.0, 1e4, 1e9, 1e9], rows)
+        eta = rng.choice([1e-3, 0.05, 0.1, 0.2, 0.24, 0.2499999, 0.25, 1 / 3, 0.0, 0.1, 0.1],
+                         rows)
+        eta = eta * rng.choice([1.0, 1.0, 1 - 1e-13, 1 + 1e-13], rows)
+        k = 1.5 / np.where(eta > 0, eta, 1.0) * rng.choice([1.0, 1.0, 1 - 1e-13, 1 - 1e-11,
+                                                             2.0, 1e6], rows)
+        gamma = rng.choice([1e-3, 1e-3, 1e-3, 1.0, 1 - 1e-16, 1 + 1e-15], rows) / np.where(
+            rng.random(rows) < 0.5, n, n - 1)
+        lean = _rows_outcome(_epsilon_and_delta, k, eta, N, n, gamma)
+        full = _rows_outcome(_epsilon_and_delta_checked, k, eta, N, n, gamma)
+        if isinstance(full, str):
+            refused += 1
+            assert lean == full
+        else:
+            accepted += 1
+            assert not isinstance(lean, str), lean
+            assert np.array_equal(lean[0], full[0]) and np.array_equal(lean[1], full[1])
+    assert accepted > 20 and refused > 20
+
+
 # --- input checks -------------------------------------------------------------------------------
 
 GOOD = dict(k=20.6, eta=0.073, N=98, n=5, gamma=4e-4)
