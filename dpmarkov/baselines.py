@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from math import gcd
+from math import factorial, gcd
 
 import numpy as np
 from scipy.special import log_ndtr
@@ -272,49 +272,88 @@ def discrete_laplace_parameter(epsilon) -> tuple[int, int]:
     return s // g, 2 ** _DL_BITS // g
 
 
-def _bernoulli_exp(gen, num, den):
-    """Exact Bernoulli(exp(-num/den)) draws for integer arrays 0 <= num <= den (CKS 2020, Alg. 1).
+def _bernoulli_exp(gen, num, den: int):
+    """Exact Bernoulli(exp(-num/den)) draws for an integer array 0 <= num <= den (CKS 2020, Alg. 1).
 
     K = 1; while Bernoulli(gamma/K): K += 1; return K odd.  P(K odd) = exp(-gamma).
-    Bernoulli(num/(den K)) is ``integers(0, den K) < num``: integer draws only.
+    Bernoulli(num/(den K)) is ``integers(0, den K) < num``: integer draws only.  The
+    draws still running have all passed the same K - 1 tests, so each round is one
+    call with the single bound den K.
     """
     num = np.asarray(num, np.int64)
-    den = np.broadcast_to(np.asarray(den, np.int64), num.shape)
-    K = np.ones(num.shape, np.int64)
-    active = np.arange(num.size)
-    flat_num, flat_den, flat_K = num.ravel(), den.ravel(), K.ravel()
+    flat = num.ravel()
+    K = np.ones(flat.size, np.int64)
+    active = np.arange(flat.size)
+    k = 1
     while active.size:
-        go = gen.integers(0, flat_den[active] * flat_K[active]) < flat_num[active]
-        active = active[go]
-        flat_K[active] += 1
-    return (flat_K % 2 == 1).reshape(num.shape)
+        active = active[gen.integers(0, den * k, size=active.size) < flat[active]]
+        k += 1
+        K[active] = k
+    return (K % 2 == 1).reshape(num.shape)
+
+
+#: Bernoulli(exp(-1)) from one uniform integer W on {0, ..., 20! - 1}: CKS's loop for
+#: gamma = 1 passes its j-th test with probability 1/j, so it reaches K > j with
+#: probability 1/j!, which is the event W < 20!/j! for every j <= 20 (nested events of
+#: exactly these probabilities).  ``_FACTORIAL_CUTS`` holds 20!/j!, j = 20, ..., 1.
+_FACTORIAL_CUTS = np.array([factorial(20) // factorial(j) for j in range(20, 0, -1)], np.int64)
+
+
+def _bernoulli_exp1(gen, shape) -> np.ndarray:
+    """Exact Bernoulli(exp(-1)) draws of shape ``shape``: CKS (2020) Algorithm 1 at gamma = 1.
+
+    K - 1 = #{j <= 20 : W < 20!/j!} for one uniform integer W < 20! (``_FACTORIAL_CUTS``);
+    where W = 0 (K > 20, probability 1/20!) the loop goes on from K = 21 with
+    Bernoulli(1/K) tests.  Returns K odd, which has probability exp(-1) exactly.
+    """
+    W = gen.integers(0, factorial(20), size=shape)
+    K = 1 + (20 - np.searchsorted(_FACTORIAL_CUTS, W, side="right"))
+    for i in zip(*np.nonzero(K > 20)):            # the rest of the loop, one draw at a time
+        k = 21
+        while gen.integers(0, k) == 0:
+            k += 1
+        K[i] = k
+    return K % 2 == 1
+
+
+def _geometric_exp1(gen, size: int) -> np.ndarray:
+    """``size`` exact draws of V = successes of Bernoulli(exp(-1)) before the first failure.
+
+    P(V = v) = (1 - e^-1) e^-v.  Each round draws one Bernoulli(exp(-1))
+    (``_bernoulli_exp1``) for every draw not yet ended by a failure: the loop of CKS
+    (2020, Algorithm 2), run on all draws at once.
+    """
+    V = np.zeros(size, np.int64)
+    active = np.arange(size)
+    while active.size:
+        active = active[_bernoulli_exp1(gen, active.size)]
+        V[active] += 1
+    return V
 
 
 def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
     """m exact draws with P(Z = z) = (1 - a)/(1 + a) a^|z|, a = exp(-s/t) (CKS 2020, Alg. 2).
 
     Repeat: U uniform on {0..t-1}; accept with probability exp(-U/t); V = number of
-    successes of Bernoulli(exp(-1)) before the first failure; X = U + tV has
-    P(X = x) ~ exp(-x/t); Y = floor(X/s); a fair sign B; reject (B = -, Y = 0).
-    Only integer draws of ``gen`` are used; no floating point touches the noise.
+    successes of Bernoulli(exp(-1)) before the first failure (``_geometric_exp1``, drawn
+    for the accepted U only); X = U + tV has P(X = x) ~ exp(-x/t); Y = floor(X/s); a fair
+    sign B; reject (B = -, Y = 0).  Only integer draws of ``gen`` are used; no floating
+    point touches the noise (floats only size the batches of candidates).
     """
+    # a candidate survives with probability P(D) (1 + e^(-s/t))/2, where
+    # P(D) = mean of exp(-u/t) over u < t and P(Y = 0 | D) = 1 - e^(-s/t): 10% more
+    # candidates than that (plus 16) fill the slots in one round, nearly always
+    p_keep = (-np.expm1(-1.0) / (t * -np.expm1(-1.0 / t))) * (1 + np.exp(-s / t)) / 2
     out = np.empty(m, np.int64)
     filled = 0
     while filled < m:
-        # each candidate is accepted with probability about 1/2 or more, so 2x + 16 candidates
-        # fill the remaining slots in one or two rounds (accepted draws are i.i.d. either way)
-        r = 2 * (m - filled) + 16
-        U = gen.integers(0, t, size=r)
-        D = _bernoulli_exp(gen, U, t)
-        V = np.zeros(r, np.int64)
-        active = np.arange(r)
-        while active.size:
-            active = active[_bernoulli_exp(gen, np.ones(active.size, np.int64), 1)]
-            V[active] += 1
-        Y = (U + t * V) // s
-        neg = gen.integers(0, 2, size=r) == 1
-        ok = D & ~(neg & (Y == 0))
-        z = np.where(neg[ok], -Y[ok], Y[ok])[:m - filled]
+        need = m - filled
+        U = gen.integers(0, t, size=int(1.1 * need / p_keep) + 16)
+        U = U[_bernoulli_exp(gen, U, t)]                  # D: accepted with prob. exp(-U/t)
+        Y = (U + t * _geometric_exp1(gen, U.size)) // s
+        neg = gen.integers(0, 2, size=U.size) == 1
+        ok = ~(neg & (Y == 0))
+        z = np.where(neg[ok], -Y[ok], Y[ok])[:need]
         out[filled:filled + z.size] = z
         filled += z.size
     return out
@@ -497,7 +536,10 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
 
     The rows are disjoint databases, so by parallel composition (Lemma 1) the matrix
     keeps the per-row guarantee of ``mechanism``, which is one of this module's
-    releases (e.g. ``geometric_project``) with privacy parameters ``args``.  Returns
+    releases (e.g. ``geometric_project``) with privacy parameters ``args``.  Like them
+    it must release each vector of a stack (..., r) independently: the rows with the
+    same number r of supported entries are released by one call on their stack (g, r)
+    (each row's law is that of the mechanism on the row alone).  Returns
     shape ``size + (m, n)``.  ``rng=None`` uses fresh OS entropy (a seed is for
     teaching/testing only).  Book: "Baselines at matched privacy".
     """
@@ -526,13 +568,16 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
     gen = _rng(rng)
     shape = _shape(size)
     out = np.zeros(shape + c.shape)
-    for i, row in enumerate(c):
-        cols = np.flatnonzero(mask[i])
-        if cols.size == 1:
-            out[..., i, cols[0]] = 1.0
+    width = mask.sum(axis=1)
+    for r in np.unique(width):
+        rows = np.flatnonzero(width == r)
+        cols = np.nonzero(mask[rows])[1].reshape(rows.size, r)     # each row's supported columns
+        if r == 1:
+            out[..., rows, cols[:, 0]] = 1.0
             continue
-        out[..., i, cols] = mechanism(row[cols], *args, rng=gen,
-                                      size=None if size is None else shape)
+        # the rows with r supported entries as one stack (g, r): one call of the mechanism
+        out[..., rows[:, None], cols] = mechanism(c[rows[:, None], cols], *args, rng=gen,
+                                                  size=None if size is None else shape)
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import re
+from math import factorial
 
 import mpmath as mp
 import numpy as np
@@ -473,6 +474,75 @@ def test_discrete_laplace_sampler_matches_its_pmf(eps):
     keep = exp > 0
     stat = np.sum((obs[keep] - exp[keep]) ** 2 / exp[keep])
     assert stat < chi2.isf(1e-6, keep.sum() - 1), (stat, keep.sum())
+
+
+class _ScriptedGenerator:
+    """Returns scripted integers: first the array for the sized call, then one per scalar call."""
+
+    def __init__(self, first, then=()):
+        self.first, self.then = np.asarray(first, np.int64), list(then)
+
+    def integers(self, low, high, size=None):
+        if size is not None:
+            assert (low, high) == (0, factorial(20)) and np.shape(self.first) == np.shape(
+                np.empty(size))
+            return self.first.copy()
+        value = self.then.pop(0)
+        assert 0 <= value < high
+        return value
+
+
+def test_bernoulli_exp1_reads_the_cks_loop_off_one_integer():
+    # CKS's loop at gamma = 1 passes its j-th test with probability 1/j, so K > j has
+    # probability 1/j!: K - 1 = #{j : W < 20!/j!}, and the draw is K odd.  At W = 20!/j! - 1
+    # the loop runs to K = j + 1, at W = 20!/j! to K = j (a cut off by one, or a parity
+    # flipped, fails here)
+    js = np.arange(1, 21)
+    W = np.concatenate([factorial(20) // np.array([factorial(j) for j in js], object) - 1,
+                        factorial(20) // np.array([factorial(j) for j in js[1:]], object)])
+    W = W.astype(np.int64)
+    expected = np.concatenate([(js + 1) % 2 == 1, js[1:] % 2 == 1])
+    # W = 0 only for j = 20 (K > 20): the loop goes on, Bernoulli(1/21) passes (0), 1/22
+    # fails (5): K = 22, even
+    then = [0, 5]
+    expected[19] = False
+    gen = _ScriptedGenerator(W, then)
+    got = bl._bernoulli_exp1(gen, W.shape)
+    assert np.array_equal(got, expected) and gen.then == []       # both extra tests drawn
+    # and the law: P(odd) = exp(-1) within 5 standard errors
+    b = bl._bernoulli_exp1(np.random.default_rng(8), 400_000)
+    assert abs(b.mean() - np.exp(-1)) < Z_SE * np.sqrt(np.exp(-1) * (1 - np.exp(-1)) / b.size)
+
+
+def test_exact_bernoulli_and_geometric_laws():
+    # Bernoulli(exp(-num/den)) at several num/den, and V ~ P(V = v) = (1 - 1/e) e^-v by a
+    # chi-square test (reject at p < 1e-6; a wrong ratio, e.g. 1/2 per step, fails by far)
+    from scipy.stats import chi2
+    gen = np.random.default_rng(12)
+    for num, den in [(0, 5), (3, 7), (7, 7), (1, 2 ** 30)]:
+        b = bl._bernoulli_exp(gen, np.full(200_000, num), den)
+        p = np.exp(-num / den)
+        assert abs(b.mean() - p) <= Z_SE * np.sqrt(p * (1 - p) / b.size) + 1e-15
+    V = bl._geometric_exp1(gen, 200_000)
+    vs = np.arange(10)
+    expect = V.size * np.append((1 - np.exp(-1)) * np.exp(-vs), np.exp(-10.0))
+    obs = np.append([np.sum(V == v) for v in vs], np.sum(V >= 10))
+    assert np.sum((obs - expect) ** 2 / expect) < chi2.isf(1e-6, len(obs) - 1)
+
+
+def test_privatize_rows_releases_each_row_with_the_mechanisms_law():
+    # rows with different numbers of supported entries, released in one call per width:
+    # every row's mean release equals that of the mechanism on the row alone (independent
+    # seeds; 5 standard errors of the difference)
+    counts = np.array([[50, 0, 30, 20], [0, 7, 0, 9], [10, 10, 10, 10], [0, 40, 90, 0]])
+    P = bl.privatize_rows(counts, bl.geometric_project, 1.0, support=counts > 0, rng=6,
+                          size=4000)
+    for i, row in enumerate(counts):
+        cols = row > 0
+        alone = bl.geometric_project(row[cols], 1.0, rng=100 + i, size=4000)
+        diff = P[:, i, cols].mean(axis=0) - alone.mean(axis=0)
+        se = np.sqrt(P[:, i, cols].var(axis=0, ddof=1) / 4000 + alone.var(axis=0, ddof=1) / 4000)
+        assert np.all(np.abs(diff) <= Z_SE * se + 1e-12), (i, diff, se)
 
 
 def test_discrete_laplace_parameter_bounds():
