@@ -278,18 +278,20 @@ def _bernoulli_exp(gen, num, den: int):
     K = 1; while Bernoulli(gamma/K): K += 1; return K odd.  P(K odd) = exp(-gamma).
     Bernoulli(num/(den K)) is ``integers(0, den K) < num``: integer draws only.  The
     draws still running have all passed the same K - 1 tests, so each round is one
-    call with the single bound den K.
+    call with the single bound den K (the first on the whole array).
     """
     num = np.asarray(num, np.int64)
     flat = num.ravel()
-    K = np.ones(flat.size, np.int64)
-    active = np.arange(flat.size)
-    k = 1
+    go = gen.integers(0, den, size=flat.size) < flat           # the test at K = 1
+    odd = ~go                                                   # ended at K = 1
+    active = np.flatnonzero(go)
+    k = 2
     while active.size:
-        active = active[gen.integers(0, den * k, size=active.size) < flat[active]]
+        go = gen.integers(0, den * k, size=active.size) < flat[active]
+        odd[active[~go]] = k % 2 == 1                           # ended at K = k
+        active = active[go]
         k += 1
-        K[active] = k
-    return (K % 2 == 1).reshape(num.shape)
+    return odd.reshape(num.shape)
 
 
 #: Bernoulli(exp(-1)) from one uniform integer W on {0, ..., 20! - 1}: CKS's loop for
@@ -297,23 +299,32 @@ def _bernoulli_exp(gen, num, den: int):
 #: probability 1/j!, which is the event W < 20!/j! for every j <= 20 (nested events of
 #: exactly these probabilities).  ``_FACTORIAL_CUTS`` holds 20!/j!, j = 20, ..., 1.
 _FACTORIAL_CUTS = np.array([factorial(20) // factorial(j) for j in range(20, 0, -1)], np.int64)
+_CUT = {j: factorial(20) // factorial(j) for j in range(1, 21)}
 
 
-def _bernoulli_exp1(gen, shape) -> np.ndarray:
-    """Exact Bernoulli(exp(-1)) draws of shape ``shape``: CKS (2020) Algorithm 1 at gamma = 1.
+def _bernoulli_exp1(gen, size: int) -> np.ndarray:
+    """``size`` exact Bernoulli(exp(-1)) draws: CKS (2020) Algorithm 1 at gamma = 1.
 
-    K - 1 = #{j <= 20 : W < 20!/j!} for one uniform integer W < 20! (``_FACTORIAL_CUTS``);
-    where W = 0 (K > 20, probability 1/20!) the loop goes on from K = 21 with
-    Bernoulli(1/K) tests.  Returns K odd, which has probability exp(-1) exactly.
+    K - 1 = #{j <= 20 : W < 20!/j!} for one uniform integer W < 20! (``_FACTORIAL_CUTS``),
+    and the draw is K odd: W in [20!/3!, 20!/2!), [20!/5!, 20!/4!) or [20!/7!, 20!/6!)
+    for K <= 7; the rarer W < 20!/7! (probability 1/7!) are counted against every cut,
+    and where W = 0 (K > 20, probability 1/20!) the loop goes on from K = 21 with
+    Bernoulli(1/K) tests.  P(K odd) = exp(-1) exactly.
     """
-    W = gen.integers(0, factorial(20), size=shape)
-    K = 1 + (20 - np.searchsorted(_FACTORIAL_CUTS, W, side="right"))
-    for i in zip(*np.nonzero(K > 20)):            # the rest of the loop, one draw at a time
-        k = 21
-        while gen.integers(0, k) == 0:
-            k += 1
-        K[i] = k
-    return K % 2 == 1
+    W = gen.integers(0, factorial(20), size=size)
+    odd = (W < _CUT[2]) & (W >= _CUT[3])
+    odd |= (W < _CUT[4]) & (W >= _CUT[5])
+    odd |= (W < _CUT[6]) & (W >= _CUT[7])
+    deep = np.flatnonzero(W < _CUT[7])
+    if deep.size:
+        K = 1 + (20 - np.searchsorted(_FACTORIAL_CUTS, W[deep], side="right"))
+        for i in np.flatnonzero(K > 20):          # the rest of the loop, one draw at a time
+            k = 21
+            while gen.integers(0, k) == 0:
+                k += 1
+            K[i] = k
+        odd[deep] = K % 2 == 1
+    return odd
 
 
 def _geometric_exp1(gen, size: int) -> np.ndarray:
@@ -323,8 +334,9 @@ def _geometric_exp1(gen, size: int) -> np.ndarray:
     (``_bernoulli_exp1``) for every draw not yet ended by a failure: the loop of CKS
     (2020, Algorithm 2), run on all draws at once.
     """
-    V = np.zeros(size, np.int64)
-    active = np.arange(size)
+    go = _bernoulli_exp1(gen, size)
+    V = go.astype(np.int64)
+    active = np.flatnonzero(go)
     while active.size:
         active = active[_bernoulli_exp1(gen, active.size)]
         V[active] += 1
@@ -350,10 +362,11 @@ def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
         need = m - filled
         U = gen.integers(0, t, size=int(1.1 * need / p_keep) + 16)
         U = U[_bernoulli_exp(gen, U, t)]                  # D: accepted with prob. exp(-U/t)
-        Y = (U + t * _geometric_exp1(gen, U.size)) // s
+        Y = U + t * _geometric_exp1(gen, U.size)          # X
+        if s > 1:
+            Y //= s
         neg = gen.integers(0, 2, size=U.size) == 1
-        ok = ~(neg & (Y == 0))
-        z = np.where(neg[ok], -Y[ok], Y[ok])[:need]
+        z = np.where(neg, -Y, Y)[~neg | (Y != 0)][:need]  # reject (B = -, Y = 0)
         out[filled:filled + z.size] = z
         filled += z.size
     return out
