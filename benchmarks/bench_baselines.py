@@ -9,7 +9,14 @@ numpy column is the inexact float-based difference of two numpy geometrics, so i
 is the price of exactness, not overhead.
 The Dirichlet mechanism (``dm.privatize``) is timed against ``Generator.dirichlet``.
 The Gaussian sigma is computed once (and cached) for both columns; its bisection is
-timed separately, uncached, on the last line.
+timed separately, uncached.
+
+Two more tables (issue 15): ``privatize_rows`` on a 58 x 58 chain whose rows have 6 to 58
+supported entries (200 releases, geometric noise), against bare numpy (float geometric
+differences on every supported entry at once, each row projected alone); and the two
+Dirichlet calibrations of 72 rows (N = 50-20,000, n = 5, smallest count N/25) at
+(epsilon, 1e-6): all rows in one vectorised call, one call per row, and the search they
+replace (one Brent search per row over the checked public formulas, reproduced here).
 
 Usage: .venv/bin/python benchmarks/bench_baselines.py
 """
@@ -58,6 +65,101 @@ def np_clip(v):
     x = np.maximum(v, 0.0)
     t = x.sum(axis=-1, keepdims=True)
     return np.where(t == 0, 1.0 / v.shape[-1], x / np.where(t == 0, 1.0, t))
+
+
+def brent_theorem1(eps, d, eta, N, n):
+    """The calibration as it was before it was vectorised: Brent on log k, public formulas."""
+    from scipy.optimize import brentq
+    g0 = 0.5 / n
+
+    def log_gamma(k):
+        b = dm.epsilon(k, eta, N, n, g0) - k / N * np.log(n + 1)
+        r = (eps - b) * N / k
+        return None if r <= 0 else -(r + np.log1p((n - 1) * np.exp(-r)))
+
+    def gap(x):
+        k = float(np.exp(x))
+        lg = log_gamma(k)
+        if lg is None:
+            return -np.log(d)
+        if lg < -700:
+            return -1e300
+        return np.log(max(dm.delta(k, eta, N, n, float(np.exp(lg))), 1e-300)) - np.log(d)
+
+    lo = np.log(float(dm.k_min(eta)))
+    if log_gamma(np.exp(lo)) is None or gap(lo) > 0:
+        return None
+    hi = lo + np.log(2.0)
+    while gap(hi) <= 0:
+        lo, hi = hi, hi + np.log(2.0)
+    return float(np.exp(brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)))
+
+
+def brent_tight(eps, d, N, n, m):
+    """The tight calibration as it was: Brent on log k over ``privacy_profile``."""
+    from scipy.optimize import brentq
+
+    def gap(x):
+        return np.log(max(dm.profile.privacy_profile(eps, float(np.exp(x)), N, n, m),
+                          1e-300)) - np.log(d)
+    lo = np.log(max(1.0, eps * N / 500.0))
+    if gap(lo) > 0:
+        return None
+    hi = np.log(max(10.0 * N, 10.0))
+    while gap(hi) <= 0:
+        lo, hi = hi, hi + np.log(10.0)
+    return float(np.exp(brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)))
+
+
+def rows_and_calibrations():
+    """privatize_rows on a chain with ragged supports; both calibrations of 72 rows."""
+    rng = np.random.default_rng(2)
+    n = 58
+    width = rng.integers(6, n + 1, size=n)
+    counts = np.zeros((n, n))
+    for i, w in enumerate(width):
+        counts[i, rng.choice(n, w, replace=False)] = rng.integers(15, 400, size=w)
+    support = counts > 0
+    gen = np.random.default_rng(3)
+    p = 1 - np.exp(-EPS / 2)
+
+    def numpy_rows():
+        v = np.full((200, n, n), -np.inf)
+        N = counts.sum(axis=1, keepdims=True)
+        noise = gen.geometric(p, (200, support.sum())) - gen.geometric(p, (200, support.sum()))
+        v[:, support] = (counts[support] + noise) / np.broadcast_to(N, counts.shape)[support]
+        out = np.zeros_like(v)
+        for i in range(n):
+            out[:, i, support[i]] = np_project(v[:, i, support[i]])
+        return out
+
+    t_rows = best_time(lambda: bl.privatize_rows(counts, bl.geometric_project, EPS,
+                                                 support=support, rng=gen, size=200), repeat=3)
+    t_np = best_time(numpy_rows, repeat=3)
+    N = np.round(np.geomspace(50, 20000, 72))
+    m = np.ceil(N / 25)
+    table = []
+    for eps in (1.0, 4.0):
+        for name, vec, one, old in (
+                ("dirichlet_k_tight", lambda: bl.dirichlet_k_tight(eps, DELTA, N, 5, m,
+                                                                   on_unreachable="nan"),
+                 lambda i: bl.dirichlet_k_tight(eps, DELTA, N[i], 5, m[i]),
+                 lambda i: brent_tight(eps, DELTA, N[i], 5, m[i])),
+                ("dirichlet_k_theorem1", lambda: bl.dirichlet_k_theorem1(
+                    eps, DELTA, m / N, N, 5, on_unreachable="nan"),
+                 lambda i: bl.dirichlet_k_theorem1(eps, DELTA, m[i] / N[i], N[i], 5),
+                 lambda i: brent_theorem1(eps, DELTA, m[i] / N[i], N[i], 5))):
+            def each(f=one):
+                for i in range(N.size):
+                    try:
+                        f(i)
+                    except ValueError:
+                        pass
+            t_vec = best_time(vec, repeat=3)
+            t_each = best_time(each, repeat=3)
+            t_old = best_time(lambda: [old(i) for i in range(N.size)], repeat=3)
+            table.append((name, eps, t_vec, t_each, t_old))
+    return t_rows, t_np, table
 
 
 def main():
@@ -110,6 +212,16 @@ def main():
               f"{t_ours / t_np:>8.2f}")
     print(f"analytic_gaussian_sigma, uncached bisection (paid once per (eps, delta)): "
           f"{t_sigma * 1e6:.0f}us")
+    t_rows, t_np, table = rows_and_calibrations()
+    print(f"privatize_rows(geometric_project), 58 x 58 chain, ragged supports, 200 releases: "
+          f"{t_rows * 1e3:.1f}ms; numpy {t_np * 1e3:.1f}ms; ratio {t_rows / t_np:.2f}")
+    print(f"calibrating 72 rows at (eps, {DELTA:g}): all at once, one call per row, and one "
+          "Brent search per row (before)")
+    print(f"{'function':<22}{'eps':>5}{'all rows':>11}{'per row':>11}{'Brent':>11}"
+          f"{'Brent/all':>11}")
+    for name, eps, t_vec, t_each, t_old in table:
+        print(f"{name:<22}{eps:>5g}{t_vec * 1e3:>9.1f}ms{t_each * 1e3:>9.1f}ms"
+              f"{t_old * 1e3:>9.1f}ms{t_old / t_vec:>11.1f}")
 
 
 if __name__ == "__main__":

@@ -39,14 +39,15 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from math import gcd
+from math import factorial, gcd
 
 import numpy as np
 from scipy.special import log_ndtr
 
 from . import _checks, privacy
+from . import profile as _profile
+from .loss import _pairs_exist
 from .mechanism import _generator
-from .profile import privacy_profile
 
 #: L1 sensitivity of a count vector when one record changes category (N public).
 L1_SENSITIVITY = 2.0
@@ -271,49 +272,101 @@ def discrete_laplace_parameter(epsilon) -> tuple[int, int]:
     return s // g, 2 ** _DL_BITS // g
 
 
-def _bernoulli_exp(gen, num, den):
-    """Exact Bernoulli(exp(-num/den)) draws for integer arrays 0 <= num <= den (CKS 2020, Alg. 1).
+def _bernoulli_exp(gen, num, den: int):
+    """Exact Bernoulli(exp(-num/den)) draws for an integer array 0 <= num <= den (CKS 2020, Alg. 1).
 
     K = 1; while Bernoulli(gamma/K): K += 1; return K odd.  P(K odd) = exp(-gamma).
-    Bernoulli(num/(den K)) is ``integers(0, den K) < num``: integer draws only.
+    Bernoulli(num/(den K)) is ``integers(0, den K) < num``: integer draws only.  The
+    draws still running have all passed the same K - 1 tests, so each round is one
+    call with the single bound den K (the first on the whole array).
     """
     num = np.asarray(num, np.int64)
-    den = np.broadcast_to(np.asarray(den, np.int64), num.shape)
-    K = np.ones(num.shape, np.int64)
-    active = np.arange(num.size)
-    flat_num, flat_den, flat_K = num.ravel(), den.ravel(), K.ravel()
+    flat = num.ravel()
+    go = gen.integers(0, den, size=flat.size) < flat           # the test at K = 1
+    odd = ~go                                                   # ended at K = 1
+    active = np.flatnonzero(go)
+    k = 2
     while active.size:
-        go = gen.integers(0, flat_den[active] * flat_K[active]) < flat_num[active]
+        go = gen.integers(0, den * k, size=active.size) < flat[active]
+        odd[active[~go]] = k % 2 == 1                           # ended at K = k
         active = active[go]
-        flat_K[active] += 1
-    return (flat_K % 2 == 1).reshape(num.shape)
+        k += 1
+    return odd.reshape(num.shape)
+
+
+#: Bernoulli(exp(-1)) from one uniform integer W on {0, ..., 20! - 1}: CKS's loop for
+#: gamma = 1 passes its j-th test with probability 1/j, so it reaches K > j with
+#: probability 1/j!, which is the event W < 20!/j! for every j <= 20 (nested events of
+#: exactly these probabilities).  ``_FACTORIAL_CUTS`` holds 20!/j!, j = 20, ..., 1.
+_FACTORIAL_CUTS = np.array([factorial(20) // factorial(j) for j in range(20, 0, -1)], np.int64)
+_CUT = {j: factorial(20) // factorial(j) for j in range(1, 21)}
+
+
+def _bernoulli_exp1(gen, size: int) -> np.ndarray:
+    """``size`` exact Bernoulli(exp(-1)) draws: CKS (2020) Algorithm 1 at gamma = 1.
+
+    K - 1 = #{j <= 20 : W < 20!/j!} for one uniform integer W < 20! (``_FACTORIAL_CUTS``),
+    and the draw is K odd: W in [20!/3!, 20!/2!), [20!/5!, 20!/4!) or [20!/7!, 20!/6!)
+    for K <= 7; the rarer W < 20!/7! (probability 1/7!) are counted against every cut,
+    and where W = 0 (K > 20, probability 1/20!) the loop goes on from K = 21 with
+    Bernoulli(1/K) tests.  P(K odd) = exp(-1) exactly.
+    """
+    W = gen.integers(0, factorial(20), size=size)
+    odd = (W < _CUT[2]) & (W >= _CUT[3])
+    odd |= (W < _CUT[4]) & (W >= _CUT[5])
+    odd |= (W < _CUT[6]) & (W >= _CUT[7])
+    deep = np.flatnonzero(W < _CUT[7])
+    if deep.size:
+        K = 1 + (20 - np.searchsorted(_FACTORIAL_CUTS, W[deep], side="right"))
+        for i in np.flatnonzero(K > 20):          # the rest of the loop, one draw at a time
+            k = 21
+            while gen.integers(0, k) == 0:
+                k += 1
+            K[i] = k
+        odd[deep] = K % 2 == 1
+    return odd
+
+
+def _geometric_exp1(gen, size: int) -> np.ndarray:
+    """``size`` exact draws of V = successes of Bernoulli(exp(-1)) before the first failure.
+
+    P(V = v) = (1 - e^-1) e^-v.  Each round draws one Bernoulli(exp(-1))
+    (``_bernoulli_exp1``) for every draw not yet ended by a failure: the loop of CKS
+    (2020, Algorithm 2), run on all draws at once.
+    """
+    go = _bernoulli_exp1(gen, size)
+    V = go.astype(np.int64)
+    active = np.flatnonzero(go)
+    while active.size:
+        active = active[_bernoulli_exp1(gen, active.size)]
+        V[active] += 1
+    return V
 
 
 def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
     """m exact draws with P(Z = z) = (1 - a)/(1 + a) a^|z|, a = exp(-s/t) (CKS 2020, Alg. 2).
 
     Repeat: U uniform on {0..t-1}; accept with probability exp(-U/t); V = number of
-    successes of Bernoulli(exp(-1)) before the first failure; X = U + tV has
-    P(X = x) ~ exp(-x/t); Y = floor(X/s); a fair sign B; reject (B = -, Y = 0).
-    Only integer draws of ``gen`` are used; no floating point touches the noise.
+    successes of Bernoulli(exp(-1)) before the first failure (``_geometric_exp1``, drawn
+    for the accepted U only); X = U + tV has P(X = x) ~ exp(-x/t); Y = floor(X/s); a fair
+    sign B; reject (B = -, Y = 0).  Only integer draws of ``gen`` are used; no floating
+    point touches the noise (floats only size the batches of candidates).
     """
+    # a candidate survives with probability P(D) (1 + e^(-s/t))/2, where
+    # P(D) = mean of exp(-u/t) over u < t and P(Y = 0 | D) = 1 - e^(-s/t): 10% more
+    # candidates than that (plus 16) fill the slots in one round, nearly always
+    p_keep = (-np.expm1(-1.0) / (t * -np.expm1(-1.0 / t))) * (1 + np.exp(-s / t)) / 2
     out = np.empty(m, np.int64)
     filled = 0
     while filled < m:
-        # each candidate is accepted with probability about 1/2 or more, so 2x + 16 candidates
-        # fill the remaining slots in one or two rounds (accepted draws are i.i.d. either way)
-        r = 2 * (m - filled) + 16
-        U = gen.integers(0, t, size=r)
-        D = _bernoulli_exp(gen, U, t)
-        V = np.zeros(r, np.int64)
-        active = np.arange(r)
-        while active.size:
-            active = active[_bernoulli_exp(gen, np.ones(active.size, np.int64), 1)]
-            V[active] += 1
-        Y = (U + t * V) // s
-        neg = gen.integers(0, 2, size=r) == 1
-        ok = D & ~(neg & (Y == 0))
-        z = np.where(neg[ok], -Y[ok], Y[ok])[:m - filled]
+        need = m - filled
+        U = gen.integers(0, t, size=int(1.1 * need / p_keep) + 16)
+        U = U[_bernoulli_exp(gen, U, t)]                  # D: accepted with prob. exp(-U/t)
+        Y = U + t * _geometric_exp1(gen, U.size)          # X
+        if s > 1:
+            Y //= s
+        neg = gen.integers(0, 2, size=U.size) == 1
+        z = np.where(neg, -Y, Y)[~neg | (Y != 0)][:need]  # reject (B = -, Y = 0)
         out[filled:filled + z.size] = z
         filled += z.size
     return out
@@ -496,7 +549,10 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
 
     The rows are disjoint databases, so by parallel composition (Lemma 1) the matrix
     keeps the per-row guarantee of ``mechanism``, which is one of this module's
-    releases (e.g. ``geometric_project``) with privacy parameters ``args``.  Returns
+    releases (e.g. ``geometric_project``) with privacy parameters ``args``.  Like them
+    it must release each vector of a stack (..., r) independently: the rows with the
+    same number r of supported entries are released by one call on their stack (g, r)
+    (each row's law is that of the mechanism on the row alone).  Returns
     shape ``size + (m, n)``.  ``rng=None`` uses fresh OS entropy (a seed is for
     teaching/testing only).  Book: "Baselines at matched privacy".
     """
@@ -525,19 +581,78 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
     gen = _rng(rng)
     shape = _shape(size)
     out = np.zeros(shape + c.shape)
-    for i, row in enumerate(c):
-        cols = np.flatnonzero(mask[i])
-        if cols.size == 1:
-            out[..., i, cols[0]] = 1.0
+    width = mask.sum(axis=1)
+    for r in np.unique(width):
+        rows = np.flatnonzero(width == r)
+        cols = np.nonzero(mask[rows])[1].reshape(rows.size, r)     # each row's supported columns
+        if r == 1:
+            out[..., rows, cols[:, 0]] = 1.0
             continue
-        out[..., i, cols] = mechanism(row[cols], *args, rng=gen,
-                                      size=None if size is None else shape)
+        # the rows with r supported entries as one stack (g, r): one call of the mechanism
+        out[..., rows[:, None], cols] = mechanism(c[rows[:, None], cols], *args, rng=gen,
+                                                  size=None if size is None else shape)
     return out
 
 
 # ------------------------------------------------ the Dirichlet mechanism, calibrated
-@_checks.public
-def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
+#: What the calibrations do for a row that no k serves: raise (the default) or return NaN.
+_UNREACHABLE = ("raise", "nan")
+#: The search on log k stops at this width: k within a relative 1e-10 of the crossing.
+_LOG_K_WIDTH = 1e-10
+#: The tight calibration keeps the profile <= delta (1 - _PROFILE_MARGIN) (``dirichlet_k_tight``).
+_PROFILE_MARGIN = 1e-12
+
+
+def _rows(**arrays):
+    """The named arrays broadcast together and flattened: (shape, [flat arrays])."""
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    except ValueError:
+        shown = ", ".join(f"{name} {a.shape}" for name, a in arrays.items())
+        raise ValueError(f"the shapes {shown} do not broadcast together") from None
+    return shape, [np.broadcast_to(a, shape).ravel() for a in arrays.values()]
+
+
+def _shaped(values, shape):
+    """A flat result in the broadcast shape: a float for scalar arguments."""
+    out = values.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def _theorem1_cores(eps, eta, N, n):
+    """log gamma(k) and the calibration's gap for rows of checked (eta, N, n), at target epsilon.
+
+    Both call the cores of ``privacy.epsilon`` and ``privacy.delta`` (their inputs are
+    checked once by the caller, so no step re-validates them); ``rows`` indexes the rows.
+    """
+    g0 = 0.5 / n                          # any gamma < 1/n: (1 - (n-1) g0)/g0 = n + 1
+
+    def sound_epsilon(k, g, rows):
+        out = privacy._sound_epsilon(k, eta[rows], N[rows], n[rows], g)
+        if not np.all(np.isfinite(out)):
+            bad = k[~np.isfinite(out)][0]
+            raise ValueError(f"k={bad!r} gives epsilon beyond the largest float (1.8e308) "
+                             f"while calibrating to epsilon={eps!r}")
+        return out
+
+    def log_gamma(k, rows):
+        """log gamma(k); NaN where gamma(k) >= 1/n (epsilon is not reachable at this k)."""
+        Nr, nr = N[rows], n[rows]
+        b = sound_epsilon(k, g0[rows], rows) - k / Nr * np.log(nr + 1)
+        r = (eps - b) * Nr / k
+        out = np.full(k.shape, np.nan)
+        up = r > 0
+        out[up] = -(r[up] + np.log1p((nr[up] - 1) * np.exp(-r[up])))
+        return out
+
+    def delta_at(k, g, rows):
+        return privacy._delta_union(k, eta[rows], N[rows], n[rows], g)
+
+    return sound_epsilon, log_gamma, delta_at
+
+
+@_checks.public(finite=False)
+def dirichlet_k_theorem1(epsilon, delta, eta, N, n, *, on_unreachable="raise"):
     """(k, gamma) of the most accurate Dirichlet mechanism that Theorem 1 certifies (epsilon, delta)-DP.
 
     Theorem 1 ties three numbers: the sound eq. (6) (``dm.epsilon``: eq. (6) as printed
@@ -552,129 +667,236 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n):
     which grows with k (and reaches 1/n when b(k) = epsilon).  Along this level set
     delta(k, gamma(k)) grows with k (checked in the tests and the book), so the most
     accurate admissible mechanism is the largest k >= 3/(2 eta) (Assumption 4) with
-    ``privacy.delta(k, eta, N, n, gamma(k))`` <= delta, found by Brent's method on log k
-    (relative tolerance 1e-10) and nudged down onto the feasible side.
+    ``privacy.delta(k, eta, N, n, gamma(k))`` <= delta: bracketed by doubling k, found by
+    Chandrupatla's bracketing search on log k to a width of 1e-10 (k within a relative
+    1e-10 of the crossing) from the feasible side, then gamma is stepped up until the sound epsilon is <= the
+    target (and k down if delta then exceeds its target), so the pair meets both as computed.
 
-    Returns ``(k, gamma)``.  Raises ``ValueError`` when no k qualifies: epsilon below
-    epsilon_star for every gamma < 1/n (the Dirichlet mechanism cannot reach it under
-    Theorem 1), or delta below what Theorem 1 certifies at epsilon.
-    Book: chapter "Baselines at matched privacy".
+    ``epsilon`` and ``delta`` are numbers; ``eta``, ``N`` and ``n`` broadcast, one row per
+    element (e.g. the rows of a chain), all calibrated at once by one vectorised search
+    on the cores of ``dm.epsilon`` and ``dm.delta`` (inputs checked once).  Returns
+    ``(k, gamma)``: floats, or arrays of the broadcast shape.  Where no k qualifies
+    (epsilon below epsilon_star for every gamma < 1/n, or delta below what Theorem 1
+    certifies at epsilon) ``on_unreachable="raise"`` (the default) raises ``ValueError``
+    naming the first such row, and ``on_unreachable="nan"`` returns NaN for k and gamma
+    there (a marker, never a parameter to release with).
+    Book: chapters "Baselines at matched privacy" and "Baselines on real data".
     """
     eps = _epsilon(epsilon)
     d = _delta(delta)
-    eta_f = float(_checks.eta_ok(eta))
-    N_f = float(_checks.integer_at_least("N", N, 2))
-    n_f = float(_checks.integer_at_least("n", n, 2))
-    _checks.design_ok(np.asarray(eta_f), np.asarray(N_f), np.asarray(n_f))
-    g0 = 0.5 / n_f                        # any gamma < 1/n: (1-(n-1) g0)/g0 = n + 1
+    mode = _checks.choice("on_unreachable", on_unreachable, _UNREACHABLE)
+    shape, (eta_f, N_f, n_f) = _rows(eta=_checks.eta_ok(eta),
+                                     N=_checks.integer_at_least("N", N, 2),
+                                     n=_checks.integer_at_least("n", n, 2))
+    _checks.design_ok(eta_f, N_f, n_f)
+    k_lo = np.asarray(privacy.k_min(eta_f), float)
+    privacy._flat_design(k_lo, eta_f, N_f, n_f, 0.5 / n_f)      # what dm.epsilon checks
+    sound_epsilon, log_gamma, delta_at = _theorem1_cores(eps, eta_f, N_f, n_f)
 
-    # both are memoised: Brent's method re-evaluates its bracket ends, the final loop the
-    # root, and each evaluation costs two checked calls of the privacy formulas
-    @functools.lru_cache(maxsize=None)
-    def log_gamma(k):
-        """log gamma(k), or None when gamma(k) >= 1/n (epsilon not reachable at this k)."""
-        b = privacy.epsilon(k, eta_f, N_f, n_f, g0) - k / N_f * np.log(n_f + 1)
-        r = (eps - b) * N_f / k
-        if r <= 0:
-            return None
-        return -(r + np.log1p((n_f - 1) * np.exp(-r)))
+    def gap(log_k, rows, lg=None):
+        """log(delta(k, gamma(k)) / target); -log target where gamma(k) >= 1/n (delta = 1)."""
+        k = np.exp(log_k)
+        lg = log_gamma(k, rows) if lg is None else lg
+        out = np.full(k.shape, -np.log(d))
+        under = lg < -700                 # gamma underflows: delta = 0
+        out[under] = -1e300
+        at = lg >= -700
+        dd = delta_at(k[at], np.exp(lg[at]), rows[at])
+        out[at] = np.log(np.maximum(dd, 1e-300)) - np.log(d)
+        return out
 
-    @functools.lru_cache(maxsize=None)
-    def gap(log_k):
-        k = float(np.exp(log_k))
-        lg = log_gamma(k)
-        if lg is None:
-            return -np.log(d)             # delta = 1 there
-        if lg < -700:
-            return -1e300                 # gamma underflows: delta = 0
-        dd = privacy.delta(k, eta_f, N_f, n_f, float(np.exp(lg)))
-        return np.log(max(dd, 1e-300)) - np.log(d)
-
-    k_lo = float(privacy.k_min(eta_f))
-    if log_gamma(k_lo) is None:
-        raise ValueError(
-            f"epsilon={eps!r} is below epsilon_star for every gamma < 1/n (eta={eta_f!r}, "
-            f"N={N_f:.0f}, n={n_f:.0f}): Theorem 1 cannot certify it")
+    everything = np.arange(k_lo.size)
     lo = np.log(k_lo)
-    gap_lo = gap(lo)                      # evaluated once: it is also the error message's number
-    if gap_lo > 0:
-        smallest = np.exp(gap_lo) * d
+    lg_lo = log_gamma(k_lo, everything)
+    far = np.isnan(lg_lo)
+    gap_lo = gap(lo, everything, lg_lo)   # evaluated once: it is also the error message's number
+    ok = ~far & (gap_lo <= 0)
+    if mode == "raise" and not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        where = f"(eta={float(eta_f[i])!r}, N={N_f[i]:.0f}, n={n_f[i]:.0f})"
+        if far[i]:
+            raise ValueError(f"epsilon={eps!r} is below epsilon_star for every gamma < 1/n "
+                             f"{where}: Theorem 1 cannot certify it")
         raise ValueError(
-            f"no gamma gives delta <= {d!r} at epsilon={eps!r} (eta={eta_f!r}, N={N_f:.0f}, "
-            f"n={n_f:.0f}): the smallest delta Theorem 1 certifies there is {smallest:.3g}")
-    log_k = _largest_feasible_log_k(gap, lo, lo + np.log(2.0), np.log(2.0))
-    # the closed form puts epsilon(k, gamma) on the target up to rounding: step gamma up
-    # (epsilon falls, delta rises) until the sound epsilon is <= the target, and k down
-    # if delta then exceeds its target, so the returned pair meets both, as computed
-    while True:
-        k = float(np.exp(log_k))
-        g = float(np.exp(log_gamma(k)))
-        while privacy.epsilon(k, eta_f, N_f, n_f, g) > eps * (1 - 1e-14):
-            g *= 1 + 1e-13
-        if privacy.delta(k, eta_f, N_f, n_f, g) <= d:
-            return k, g
-        log_k -= 1e-10 * max(1.0, abs(log_k))
+            f"no gamma gives delta <= {d!r} at epsilon={eps!r} {where}: the "
+            f"smallest delta Theorem 1 certifies there is {np.exp(gap_lo[i]) * d:.3g}")
+    rows = np.flatnonzero(ok)
+    log_k = _largest_feasible_log_k(lambda x, r: gap(x, rows[r]), lo[rows], gap_lo[rows],
+                                    lo[rows] + np.log(2.0), np.log(2.0))
+    k_out, g_out = np.full(k_lo.size, np.nan), np.full(k_lo.size, np.nan)
+    k_out[rows], g_out[rows] = _theorem1_adjust(eps, d, log_k, rows, sound_epsilon,
+                                                log_gamma, delta_at)
+    return _shaped(k_out, shape), _shaped(g_out, shape)
 
 
-@_checks.public
-def dirichlet_k_tight(epsilon, delta, N, n, min_count):
+def _theorem1_adjust(eps, d, log_k, rows, sound_epsilon, log_gamma, delta_at):
+    """The calibrated (k, gamma) of each row from the search's log k (feasible side).
+
+    The closed form puts epsilon(k, gamma) on the target up to rounding: step gamma up by
+    a relative 1e-13 (epsilon falls, delta rises) until the sound epsilon is <= target
+    (1 - 1e-14), and k down by 1e-10 max(1, |log k|) if delta then exceeds its target.
+    """
+    log_k = log_k.copy()
+    k, g = np.exp(log_k), np.exp(log_gamma(np.exp(log_k), rows))
+    todo = np.arange(rows.size)
+    while todo.size:
+        kk, gg, rr = k[todo], g[todo], rows[todo]
+        high = sound_epsilon(kk, gg, rr) > eps * (1 - 1e-14)
+        while high.any():
+            gg[high] *= 1 + 1e-13
+            high[high] = sound_epsilon(kk[high], gg[high], rr[high]) > eps * (1 - 1e-14)
+        g[todo] = gg
+        todo = todo[delta_at(kk, gg, rr) > d]
+        log_k[todo] -= 1e-10 * np.maximum(1.0, np.abs(log_k[todo]))
+        k[todo] = np.exp(log_k[todo])
+        g[todo] = np.exp(log_gamma(k[todo], rows[todo]))
+    return k, g
+
+
+def _tight_profile(eps, k, N, n, m):
+    """``privacy_profile(eps, k_i, N_i, n_i, m_i)`` for each row i (checked rows, flat arrays).
+
+    n >= 3: the pair (m, m + 1) of every row in one vectorised call of the profile's core;
+    n = 2: the profile's branch and bound, row by row.
+    """
+    out = np.empty(k.shape)
+    three = n >= 3
+    if three.any():
+        m3 = m[three]
+        out[three] = _profile._pair_profile(np.array([eps]), m3, m3 + 1.0, k[three],
+                                            N[three])[0]
+    for i in np.flatnonzero(~three):
+        out[i] = _profile._profile_one_k(np.array([eps]), float(k[i]), int(N[i]), 2,
+                                         int(m[i]))[0]
+    return out
+
+
+@_checks.public(finite=False)
+def dirichlet_k_tight(epsilon, delta, N, n, min_count, *, on_unreachable="raise"):
     """The largest k for which the Dirichlet mechanism is (epsilon, delta)-DP by its tight profile.
 
     Uses ``profile.privacy_profile(epsilon, k, N, n, min_count)``, the exact
     delta(epsilon) over adjacent count vectors (Definition 3) whose counts are all
     >= ``min_count`` (Assumption 3 with min_count = ceil(eta N)).  The profile grows
-    with k (checked in the tests and the book), so the k with profile = delta is found
-    by Brent's method on log k (relative tolerance 1e-10) and nudged down until the
-    profile is <= delta.  No Assumption 4 is needed: Theorem 1's floor epsilon_star does
-    not apply.  But as k -> 0 the profile does not vanish (the privacy loss keeps an
-    exponential tail: its limit is e^(-m epsilon)/(2m + 1) with m = min_count, as the
-    book's baselines chapter derives and checks), so a delta below that floor
-    raises ``ValueError``.  The search starts at k = max(1, epsilon N / 500): smaller k
-    are useless (outputs pile up near the vertices) and there the profile's Beta tail
-    underflows to 0 in floating point, which would fake a feasible k.
-    Book: chapter "Baselines at matched privacy".
+    with k (checked in the tests and the book), so the k with profile = delta is
+    bracketed (k multiplied by 10 until the profile exceeds delta) and found by
+    Chandrupatla's bracketing search on log k to a width of 1e-10 (k within a relative
+    1e-10 of the crossing), keeping the profile <= delta (1 - 1e-12): the margin covers
+    the last-bit differences of numpy's exp and log between evaluating one row and many
+    at once.  No Assumption 4 is needed: Theorem 1's floor
+    epsilon_star does not apply.  But as k -> 0 the profile does not vanish (the
+    privacy loss keeps an exponential tail: its limit is e^(-m epsilon)/(2m + 1) with
+    m = min_count, as the book's baselines chapter derives and checks), so a delta
+    below that floor cannot be reached.  The search starts at k = max(1, epsilon N / 500):
+    smaller k are useless (outputs pile up near the vertices) and there the profile's
+    Beta tail underflows to 0 in floating point, which would fake a feasible k.
+
+    ``epsilon`` and ``delta`` are numbers; ``N``, ``n`` and ``min_count`` broadcast, one
+    row per element (e.g. the rows of a chain), all calibrated at once by one vectorised
+    search on the profile's core (inputs checked once).  Returns a float, or an array
+    of the broadcast shape.  Where the floor is above delta, ``on_unreachable="raise"``
+    (the default) raises ``ValueError`` naming the first such row and
+    ``on_unreachable="nan"`` returns NaN there (a marker, never a k to release with).
+    Book: chapters "Baselines at matched privacy" and "Baselines on real data".
     """
     eps = _epsilon(epsilon)
     d = _delta(delta)
-    N_i = int(_checks.integer_at_least("N", N, 2))
-    n_i = int(_checks.integer_at_least("n", n, 2))
-    m = int(_checks.integer_at_least("min_count", min_count, 1))
+    mode = _checks.choice("on_unreachable", on_unreachable, _UNREACHABLE)
+    shape, (N_f, n_f, m_f) = _rows(N=_checks.integer_at_least("N", N, 2),
+                                   n=_checks.integer_at_least("n", n, 2),
+                                   min_count=_checks.integer_at_least("min_count", min_count, 1))
+    _pairs_exist(N_f, n_f, m_f, "min_count")
+    huge = (n_f == 2) & (N_f > _profile._MAX_N_TWO)
+    if huge.any():
+        raise ValueError(f"N={N_f[huge][0]:.0f} with n=2 exceeds 2**53: counts above it are "
+                         "not exact in double precision")
 
-    @functools.lru_cache(maxsize=None)   # Brent's method re-evaluates its bracket ends
-    def gap(log_k):
-        return np.log(max(privacy_profile(eps, float(np.exp(log_k)), N_i, n_i, m), 1e-300)) \
-            - np.log(d)
+    # the target is delta (1 - 1e-12): numpy's exp and log may differ in the last bits
+    # between one row and many at once, so the margin keeps the k found for many rows
+    # within delta also when its row's profile is evaluated alone (``privacy_profile``)
+    target = d * (1 - _PROFILE_MARGIN)
 
-    k_lo = max(1.0, eps * N_i / 500.0)
+    def gap(log_k, rows):
+        prof = _tight_profile(eps, np.exp(log_k), N_f[rows], n_f[rows], m_f[rows])
+        return np.log(np.maximum(prof, 1e-300)) - np.log(target)
+
+    k_lo = np.maximum(1.0, eps * N_f / 500.0)
     lo = np.log(k_lo)
-    gap_lo = gap(lo)                      # evaluated once: it is also the error message's number
-    if gap_lo > 0:
+    gap_lo = gap(lo, np.arange(lo.size))  # evaluated once: it is also the error message's number
+    ok = gap_lo <= 0
+    if mode == "raise" and not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
         raise ValueError(
             f"delta={d!r} is below the Dirichlet mechanism's profile at epsilon={eps!r} even "
-            f"for k={k_lo:.4g} ({np.exp(gap_lo) * d:.3g}; N={N_i}, n={n_i}, "
-            f"min_count={m}): no useful k reaches this (epsilon, delta)")
+            f"for k={k_lo[i]:.4g} ({np.exp(gap_lo[i]) * target:.3g}; N={N_f[i]:.0f}, "
+            f"n={n_f[i]:.0f}, min_count={m_f[i]:.0f}): no useful k reaches this "
+            "(epsilon, delta)")
+    rows = np.flatnonzero(ok)
     # the profile tends to TV = 1 as k grows, so an upper bracket exists
-    return float(np.exp(_largest_feasible_log_k(gap, lo, np.log(max(10.0 * N_i, 10.0)),
-                                                np.log(10.0), limit=np.log(1e300))))
+    log_k = _largest_feasible_log_k(lambda x, r: gap(x, rows[r]), lo[rows], gap_lo[rows],
+                                    np.log(np.maximum(10.0 * N_f[rows], 10.0)), np.log(10.0),
+                                    limit=np.log(1e300))
+    out = np.full(k_lo.size, np.nan)
+    out[rows] = np.exp(log_k)
+    return _shaped(out, shape)
 
 
-def _largest_feasible_log_k(gap, lo, hi, step, *, limit=None):
-    """The largest log k with gap(log k) <= 0, for a gap that grows with k and gap(lo) <= 0.
+def _largest_feasible_log_k(gap, lo, f_lo, hi, step, *, limit=None):
+    """Per row, the largest log k with gap(log k) <= 0, for gaps that grow with k, gap(lo) <= 0.
 
-    Widens [lo, hi] by ``step`` until gap(hi) > 0 (past ``limit`` is an error), finds
-    the crossing by Brent's method on log k (xtol 1e-10, rtol 1e-12) and steps down
-    until the feasible side is reached, so the result never violates the target.
-    Shared by both calibrations of the Dirichlet mechanism.
+    ``gap(x, rows)`` evaluates the rows ``rows`` (indices into ``lo``) at log k = x;
+    ``f_lo`` is gap(lo).  Where gap(hi) <= 0 the bracket moves up by ``step`` (past
+    ``limit`` is an error).  Then every row is narrowed at once by Chandrupatla's
+    method (1997: inverse quadratic interpolation where the last three points allow
+    it, else bisection, like Brent's method), each new point at least 1e-10/2 inside
+    the bracket, keeping gap <= 0 at its lower end and > 0 at its upper end, until
+    the bracket is at most 1e-10 wide.  Returns the lower end: on the feasible side,
+    never violating the target, and within 1e-10 of the crossing in log k (k within a
+    relative 1e-10).  Shared by both calibrations.
     """
-    from scipy.optimize import brentq   # imported here: scipy.optimize costs 0.7 s to import
-    while gap(hi) <= 0:
-        lo, hi = hi, hi + step
-        if limit is not None and hi > limit:  # pragma: no cover
+    lo, f_lo = np.array(lo, float), np.array(f_lo, float)
+    hi = np.array(np.broadcast_to(hi, lo.shape), float)
+    f_hi = np.empty(lo.shape)
+    rows = np.arange(lo.size)
+    while rows.size:
+        f = gap(hi[rows], rows)
+        f_hi[rows] = f
+        up = f <= 0
+        rows = rows[up]
+        lo[rows], f_lo[rows] = hi[rows], f[up]
+        hi[rows] += step
+        if limit is not None and np.any(hi[rows] > limit):  # pragma: no cover
             raise ValueError("no upper bracket for k")
-    log_k = brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)
-    while gap(log_k) > 0:
-        log_k -= 1e-10 * max(1.0, abs(log_k))
-    return log_k
+    # Chandrupatla's state: a the newest point, b the other end of the bracket, c the
+    # point the bracket lost; the next point is a + t (b - a)
+    a, fa, b, fb = hi.copy(), f_hi.copy(), lo.copy(), f_lo.copy()
+    c, fc = a.copy(), fa.copy()
+    t = np.full(lo.shape, 0.5)
+    rows = np.flatnonzero(hi - lo > _LOG_K_WIDTH)
+    while rows.size:
+        ar, br = a[rows], b[rows]
+        x = ar + t[rows] * (br - ar)
+        f = gap(x, rows)
+        same = (f <= 0) == (fa[rows] <= 0)          # x replaces a; else a becomes the far end
+        c[rows] = np.where(same, ar, br)
+        fc[rows] = np.where(same, fa[rows], fb[rows])
+        b[rows] = np.where(same, br, ar)
+        fb[rows] = np.where(same, fb[rows], fa[rows])
+        a[rows], fa[rows] = x, f
+        width = np.abs(b[rows] - a[rows])
+        rows = rows[width > _LOG_K_WIDTH]
+        ar, br, cr = a[rows], b[rows], c[rows]
+        far, fbr, fcr = fa[rows], fb[rows], fc[rows]
+        with np.errstate(all="ignore"):
+            xi = (ar - br) / (cr - br)
+            phi = (far - fbr) / (fcr - fbr)
+            quadratic = (phi ** 2 < xi) & ((1 - phi) ** 2 < 1 - xi)
+            tq = (far / (fbr - far) * fcr / (fbr - fcr)
+                  + (cr - ar) / (br - ar) * far / (fcr - far) * fbr / (fcr - fbr))
+        limit_t = 0.5 * _LOG_K_WIDTH / np.abs(br - ar)
+        tn = np.where(quadratic & np.isfinite(tq), tq, 0.5)
+        t[rows] = np.clip(tn, limit_t, 1 - limit_t)
+    return np.where(fa <= 0, a, b)           # the end where gap <= 0: the lower one
 
 
 def _arb_betainc(a, b, x):
@@ -739,6 +961,8 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
         raise ValueError(f"rel_width={width!r} must satisfy 1e-8 <= rel_width < 1")
     prec = _checks.whole("prec", prec, 53, highest=4096)
     k_max_factor, rel_width = factor, width
+    for name, value in (("eta", eta), ("N", N), ("n", n)):
+        _checks.scalar(name, value)          # one design: the certificate is for one row
     k0, g0 = dirichlet_k_theorem1(epsilon, delta, eta, N, n)
     eps, d = _epsilon(epsilon), _delta(delta)
     eta_f, N_i, n_i = float(eta), int(N), int(n)

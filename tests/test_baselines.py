@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import re
+from math import factorial
 
 import mpmath as mp
 import numpy as np
@@ -475,6 +476,75 @@ def test_discrete_laplace_sampler_matches_its_pmf(eps):
     assert stat < chi2.isf(1e-6, keep.sum() - 1), (stat, keep.sum())
 
 
+class _ScriptedGenerator:
+    """Returns scripted integers: first the array for the sized call, then one per scalar call."""
+
+    def __init__(self, first, then=()):
+        self.first, self.then = np.asarray(first, np.int64), list(then)
+
+    def integers(self, low, high, size=None):
+        if size is not None:
+            assert (low, high) == (0, factorial(20)) and np.shape(self.first) == np.shape(
+                np.empty(size))
+            return self.first.copy()
+        value = self.then.pop(0)
+        assert 0 <= value < high
+        return value
+
+
+def test_bernoulli_exp1_reads_the_cks_loop_off_one_integer():
+    # CKS's loop at gamma = 1 passes its j-th test with probability 1/j, so K > j has
+    # probability 1/j!: K - 1 = #{j : W < 20!/j!}, and the draw is K odd.  At W = 20!/j! - 1
+    # the loop runs to K = j + 1, at W = 20!/j! to K = j (a cut off by one, or a parity
+    # flipped, fails here)
+    js = np.arange(1, 21)
+    W = np.concatenate([factorial(20) // np.array([factorial(j) for j in js], object) - 1,
+                        factorial(20) // np.array([factorial(j) for j in js[1:]], object)])
+    W = W.astype(np.int64)
+    expected = np.concatenate([(js + 1) % 2 == 1, js[1:] % 2 == 1])
+    # W = 0 only for j = 20 (K > 20): the loop goes on, Bernoulli(1/21) passes (0), 1/22
+    # fails (5): K = 22, even
+    then = [0, 5]
+    expected[19] = False
+    gen = _ScriptedGenerator(W, then)
+    got = bl._bernoulli_exp1(gen, W.shape)
+    assert np.array_equal(got, expected) and gen.then == []       # both extra tests drawn
+    # and the law: P(odd) = exp(-1) within 5 standard errors
+    b = bl._bernoulli_exp1(np.random.default_rng(8), 400_000)
+    assert abs(b.mean() - np.exp(-1)) < Z_SE * np.sqrt(np.exp(-1) * (1 - np.exp(-1)) / b.size)
+
+
+def test_exact_bernoulli_and_geometric_laws():
+    # Bernoulli(exp(-num/den)) at several num/den, and V ~ P(V = v) = (1 - 1/e) e^-v by a
+    # chi-square test (reject at p < 1e-6; a wrong ratio, e.g. 1/2 per step, fails by far)
+    from scipy.stats import chi2
+    gen = np.random.default_rng(12)
+    for num, den in [(0, 5), (3, 7), (7, 7), (1, 2 ** 30)]:
+        b = bl._bernoulli_exp(gen, np.full(200_000, num), den)
+        p = np.exp(-num / den)
+        assert abs(b.mean() - p) <= Z_SE * np.sqrt(p * (1 - p) / b.size) + 1e-15
+    V = bl._geometric_exp1(gen, 200_000)
+    vs = np.arange(10)
+    expect = V.size * np.append((1 - np.exp(-1)) * np.exp(-vs), np.exp(-10.0))
+    obs = np.append([np.sum(V == v) for v in vs], np.sum(V >= 10))
+    assert np.sum((obs - expect) ** 2 / expect) < chi2.isf(1e-6, len(obs) - 1)
+
+
+def test_privatize_rows_releases_each_row_with_the_mechanisms_law():
+    # rows with different numbers of supported entries, released in one call per width:
+    # every row's mean release equals that of the mechanism on the row alone (independent
+    # seeds; 5 standard errors of the difference)
+    counts = np.array([[50, 0, 30, 20], [0, 7, 0, 9], [10, 10, 10, 10], [0, 40, 90, 0]])
+    P = bl.privatize_rows(counts, bl.geometric_project, 1.0, support=counts > 0, rng=6,
+                          size=4000)
+    for i, row in enumerate(counts):
+        cols = row > 0
+        alone = bl.geometric_project(row[cols], 1.0, rng=100 + i, size=4000)
+        diff = P[:, i, cols].mean(axis=0) - alone.mean(axis=0)
+        se = np.sqrt(P[:, i, cols].var(axis=0, ddof=1) / 4000 + alone.var(axis=0, ddof=1) / 4000)
+        assert np.all(np.abs(diff) <= Z_SE * se + 1e-12), (i, diff, se)
+
+
 def test_discrete_laplace_parameter_bounds():
     assert bl.discrete_laplace_parameter(1.0) == (1, 2)
     assert bl.discrete_laplace_parameter(8.0) == (4, 1)
@@ -568,27 +638,143 @@ def test_dirichlet_tight_floor_message_quotes_the_profile_at_the_smallest_k():
     assert quoted == f"{dm.profile.privacy_profile(8.0, 1.0, 21, 5, 1):.3g}"
 
 
-def test_calibrations_evaluate_each_k_once(monkeypatch):
-    # Brent's method re-evaluates its bracket ends and the final check its root; the
-    # calibrations memoise, so no k is sent to the privacy formulas twice
-    seen = {"profile": [], "delta": []}
-    profile, delta = bl.privacy_profile, bl.privacy.delta
+# The calibrations as they were before they were vectorised (commit 229e117): one row at a
+# time, Brent's method on log k (xtol 1e-10, rtol 1e-12) over the public, checked formulas,
+# stepped down onto the feasible side.  The vectorised bracketing search must return the
+# same k to that tolerance.
+def _reference_largest(gap, lo, hi, step):
+    from scipy.optimize import brentq
+    while gap(hi) <= 0:
+        lo, hi = hi, hi + step
+    log_k = brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)
+    while gap(log_k) > 0:
+        log_k -= 1e-10 * max(1.0, abs(log_k))
+    return log_k
 
-    def counted_profile(eps, k, *args):
-        seen["profile"].append(k)
-        return profile(eps, k, *args)
 
-    def counted_delta(k, *args, **kwargs):
-        seen["delta"].append((k, args[-1]))
-        return delta(k, *args, **kwargs)
+def _reference_theorem1(eps, d, eta, N, n):
+    """k of Theorem 1's calibration, or None where no k qualifies."""
+    g0 = 0.5 / n
 
-    monkeypatch.setattr(bl, "privacy_profile", counted_profile)
-    k_tight = bl.dirichlet_k_tight(4.0, 1e-6, 212, 5, 12)
-    monkeypatch.setattr(bl.privacy, "delta", counted_delta)
-    k1, _ = bl.dirichlet_k_theorem1(4.0, 1e-6, 12 / 212, 212, 5)
-    assert len(seen["profile"]) == len(set(seen["profile"])) >= 5
-    assert len(seen["delta"]) == len(set(seen["delta"])) >= 5
-    assert k_tight > 5 * k1 > 0
+    def log_gamma(k):
+        b = dm.epsilon(k, eta, N, n, g0) - k / N * np.log(n + 1)
+        r = (eps - b) * N / k
+        return None if r <= 0 else -(r + np.log1p((n - 1) * np.exp(-r)))
+
+    def gap(log_k):
+        k = float(np.exp(log_k))
+        lg = log_gamma(k)
+        if lg is None:
+            return -np.log(d)
+        if lg < -700:
+            return -1e300
+        return np.log(max(dm.delta(k, eta, N, n, float(np.exp(lg))), 1e-300)) - np.log(d)
+
+    lo = np.log(float(dm.k_min(eta)))
+    if log_gamma(np.exp(lo)) is None or gap(lo) > 0:
+        return None
+    return float(np.exp(_reference_largest(gap, lo, lo + np.log(2.0), np.log(2.0))))
+
+
+def _reference_tight(eps, d, N, n, m):
+    """k of the tight calibration, or None where no k qualifies."""
+    def gap(log_k):
+        return np.log(max(dm.profile.privacy_profile(eps, float(np.exp(log_k)), N, n, m),
+                          1e-300)) - np.log(d)
+    lo = np.log(max(1.0, eps * N / 500.0))
+    if gap(lo) > 0:
+        return None
+    return float(np.exp(_reference_largest(gap, lo, np.log(max(10.0 * N, 10.0)),
+                                           np.log(10.0))))
+
+
+def _random_designs(seed, size):
+    """(N, n, m) with N >= n m + 1, m/N < 1/4 and 3 m/N + 1/N <= 1: valid for both calibrations."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < size:
+        N = int(np.exp(rng.uniform(np.log(30), np.log(30000))))
+        n = int(rng.integers(2, 8))
+        m = int(np.exp(rng.uniform(0, np.log(N / (n + 1)))))
+        if n * m + 1 <= N and 4 * m < N and 3 * m + 1 <= N:
+            out.append((N, n, m))
+    return out
+
+
+# the chapter's cases (median MATH 221 section; Experiment 2's largest row; the smallest
+# rows), then random designs: old and new calibrations agree to 3e-10 in log k, the
+# bisection width plus Brent's step onto the feasible side (a wrong bracket end or
+# stopping a step early would differ by far more)
+CHAPTER_CASES = [(98, 5, 5), (25600, 5, 1024), (212, 5, 12), (60, 3, 10), (2792, 4, 600)]
+
+
+@pytest.mark.parametrize("designs", [CHAPTER_CASES, _random_designs(3, 16)],
+                         ids=["chapter", "random"])
+def test_vectorised_calibrations_equal_the_scalar_brent_search(designs):
+    rng = np.random.default_rng(len(designs))
+    N, n, m = (np.array(v, float) for v in zip(*designs))
+    for eps, d in [(1.0, 1e-6), (4.0, 1e-6), (8.0, 1e-3), (float(rng.uniform(0.5, 12)), 1e-9)]:
+        k_tight = bl.dirichlet_k_tight(eps, d, N, n, m, on_unreachable="nan")
+        k1, g1 = bl.dirichlet_k_theorem1(eps, d, m / N, N, n, on_unreachable="nan")
+        for i, (Ni, ni, mi) in enumerate(designs):
+            for new, ref in ((k_tight[i], _reference_tight(eps, d, Ni, ni, mi)),
+                             (k1[i], _reference_theorem1(eps, d, mi / Ni, Ni, ni))):
+                if ref is None:
+                    assert np.isnan(new), (eps, d, designs[i], new)
+                    continue
+                assert abs(np.log(new / ref)) <= 3e-10 * max(1.0, abs(np.log(ref))), \
+                    (eps, d, designs[i], new, ref)
+            if not np.isnan(k_tight[i]):       # the returned k meets its target
+                assert dm.profile.privacy_profile(eps, k_tight[i], Ni, ni, mi) <= d
+            if not np.isnan(k1[i]):
+                assert dm.epsilon(k1[i], mi / Ni, Ni, ni, g1[i]) <= eps
+                assert dm.delta(k1[i], mi / Ni, Ni, ni, g1[i]) <= d
+
+
+def test_calibrating_rows_at_once_is_calibrating_each_row():
+    # every row follows its own search: the same k and gamma as alone (the rows' values
+    # differ only by the last bits of a vectorised evaluation), NaN exactly where a row
+    # alone raises, the broadcast shape, and "raise" names the first unreachable row
+    N = np.array([[212, 21], [98, 14000]], float)
+    m = np.array([[12, 1], [5, 30]], float)
+    for eps in (1.0, 8.0):
+        k = bl.dirichlet_k_tight(eps, 1e-6, N, 5, m, on_unreachable="nan")
+        k1, g1 = bl.dirichlet_k_theorem1(eps, 1e-6, m / N, N, 5, on_unreachable="nan")
+        assert k.shape == k1.shape == g1.shape == (2, 2)
+        for idx in np.ndindex(N.shape):
+            args = (eps, 1e-6)
+            try:
+                alone = bl.dirichlet_k_tight(*args, N[idx], 5, m[idx])
+                assert k[idx] == pytest.approx(alone, rel=1e-12)
+            except ValueError:
+                assert np.isnan(k[idx])
+            try:
+                alone_k, alone_g = bl.dirichlet_k_theorem1(*args, m[idx] / N[idx], N[idx], 5)
+                assert (k1[idx], g1[idx]) == pytest.approx((alone_k, alone_g), rel=1e-12)
+            except ValueError:
+                assert np.isnan(k1[idx]) and np.isnan(g1[idx])
+    with pytest.raises(ValueError, match="N=21, n=5, min_count=1"):
+        bl.dirichlet_k_tight(1.0, 1e-6, N, 5, m)
+    with pytest.raises(ValueError, match="N=21, n=5"):
+        bl.dirichlet_k_theorem1(8.0, 1e-6, m / N, N, 5)
+    with pytest.raises(ValueError, match="on_unreachable"):
+        bl.dirichlet_k_tight(1.0, 1e-6, 212, 5, 12, on_unreachable="skip")
+    with pytest.raises(ValueError, match="broadcast"):
+        bl.dirichlet_k_tight(1.0, 1e-6, [212, 98], 5, [12, 5, 3])
+    assert isinstance(bl.dirichlet_k_tight(1.0, 1e-6, 212, 5, 12), float)
+    assert bl.dirichlet_k_tight(1.0, 1e-6, np.empty(0), 5, 3).shape == (0,)
+
+
+def test_bracketing_search_returns_the_largest_feasible_point():
+    # gap(x) = x - root (smooth) and a step function with a floor of -1e300 below the root
+    # (interpolation useless: the search must fall back to halving): the result is <= the
+    # root, within the 1e-10 width, for every row at once, with a bracket to widen first
+    roots = np.array([0.3, 2.0, 7.77, 50.0, 1e-9])
+    lo = np.zeros(roots.size)
+    for shape in (lambda x, r: x - roots[r],
+                  lambda x, r: np.where(x <= roots[r], -1e300, 1.0)):
+        out = bl._largest_feasible_log_k(shape, lo, shape(lo, np.arange(5)), 1.0, 1.0)
+        assert np.all(out <= roots) and np.all(roots - out <= 1e-10), out - roots
 
 
 # ------------------------------------- the calibration's optimality, certified (arb)
