@@ -203,7 +203,7 @@ def build_wheel(outdir: Path) -> Path:
                        cwd=src, check=True, stdout=subprocess.DEVNULL)
     path = outdir / wheel_name()
     if not path.is_file():
-        raise RuntimeError(f"pip wheel did not make {path}")
+        raise RuntimeError(f"the wheel build did not make {path}")
     return path
 
 

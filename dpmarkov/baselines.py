@@ -668,9 +668,10 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n, *, on_unreachable="raise"):
     delta(k, gamma(k)) grows with k (checked in the tests and the book), so the most
     accurate admissible mechanism is the largest k >= 3/(2 eta) (Assumption 4) with
     ``privacy.delta(k, eta, N, n, gamma(k))`` <= delta: bracketed by doubling k, found by
-    Chandrupatla's bracketing search on log k to a width of 1e-10 (k within a relative
-    1e-10 of the crossing) from the feasible side, then gamma is stepped up until the sound epsilon is <= the
-    target (and k down if delta then exceeds its target), so the pair meets both as computed.
+    a bracketing search on log k (``_largest_feasible_log_k``) to a width of 1e-10 (k
+    within a relative 1e-10 of the crossing) from the feasible side, then gamma is stepped
+    up until the sound epsilon is <= the target (and k down if delta then exceeds its
+    target), so the pair meets both as computed.
 
     ``epsilon`` and ``delta`` are numbers; ``eta``, ``N`` and ``n`` broadcast, one row per
     element (e.g. the rows of a chain), all calibrated at once by one vectorised search
@@ -779,9 +780,9 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count, *, on_unreachable="raise"
     delta(epsilon) over adjacent count vectors (Definition 3) whose counts are all
     >= ``min_count`` (Assumption 3 with min_count = ceil(eta N)).  The profile grows
     with k (checked in the tests and the book), so the k with profile = delta is
-    bracketed (k multiplied by 10 until the profile exceeds delta) and found by
-    Chandrupatla's bracketing search on log k to a width of 1e-10 (k within a relative
-    1e-10 of the crossing), keeping the profile <= delta (1 - 1e-12): the margin covers
+    bracketed (k multiplied by 10 until the profile exceeds delta) and found by a
+    bracketing search on log k (``_largest_feasible_log_k``) to a width of 1e-10 (k
+    within a relative 1e-10 of the crossing), keeping the profile <= delta (1 - 1e-12): the margin covers
     the last-bit differences of numpy's exp and log between evaluating one row and many
     at once.  No Assumption 4 is needed: Theorem 1's floor
     epsilon_star does not apply.  But as k -> 0 the profile does not vanish (the
@@ -846,14 +847,14 @@ def _largest_feasible_log_k(gap, lo, f_lo, hi, step, *, limit=None):
 
     ``gap(x, rows)`` evaluates the rows ``rows`` (indices into ``lo``) at log k = x;
     ``f_lo`` is gap(lo).  Where gap(hi) <= 0 the bracket moves up by ``step`` (past
-    ``limit`` is an error).  Then every row is narrowed at once by Chandrupatla's
-    method (1997: inverse quadratic interpolation where the last three points allow
-    it, else bisection, like Brent's method), each new point at least 1e-10/2 inside
-    the bracket, keeping gap <= 0 at its lower end and > 0 at its upper end, until
-    the bracket is at most 1e-10 wide.  Returns the lower end: on the feasible side,
-    never violating the target, and within 1e-10 of the crossing in log k (k within a
-    relative 1e-10).  Shared by both calibrations.
+    ``limit`` is an error).  Then every row is narrowed at once by the package's
+    bracketing solver (``_roots.root_on_safe_side``: the Illinois method, with bisection
+    where interpolation stalls), keeping gap <= 0 at the lower end and > 0 at the upper
+    end, until the bracket is at most 1e-10 wide.  Returns the lower end: on the feasible
+    side, never violating the target, and within 1e-10 of the crossing in log k (k
+    within a relative 1e-10).  Shared by both calibrations.
     """
+    from ._roots import root_on_safe_side
     lo, f_lo = np.array(lo, float), np.array(f_lo, float)
     hi = np.array(np.broadcast_to(hi, lo.shape), float)
     f_hi = np.empty(lo.shape)
@@ -867,36 +868,7 @@ def _largest_feasible_log_k(gap, lo, f_lo, hi, step, *, limit=None):
         hi[rows] += step
         if limit is not None and np.any(hi[rows] > limit):  # pragma: no cover
             raise ValueError("no upper bracket for k")
-    # Chandrupatla's state: a the newest point, b the other end of the bracket, c the
-    # point the bracket lost; the next point is a + t (b - a)
-    a, fa, b, fb = hi.copy(), f_hi.copy(), lo.copy(), f_lo.copy()
-    c, fc = a.copy(), fa.copy()
-    t = np.full(lo.shape, 0.5)
-    rows = np.flatnonzero(hi - lo > _LOG_K_WIDTH)
-    while rows.size:
-        ar, br = a[rows], b[rows]
-        x = ar + t[rows] * (br - ar)
-        f = gap(x, rows)
-        same = (f <= 0) == (fa[rows] <= 0)          # x replaces a; else a becomes the far end
-        c[rows] = np.where(same, ar, br)
-        fc[rows] = np.where(same, fa[rows], fb[rows])
-        b[rows] = np.where(same, br, ar)
-        fb[rows] = np.where(same, fb[rows], fa[rows])
-        a[rows], fa[rows] = x, f
-        width = np.abs(b[rows] - a[rows])
-        rows = rows[width > _LOG_K_WIDTH]
-        ar, br, cr = a[rows], b[rows], c[rows]
-        far, fbr, fcr = fa[rows], fb[rows], fc[rows]
-        with np.errstate(all="ignore"):
-            xi = (ar - br) / (cr - br)
-            phi = (far - fbr) / (fcr - fbr)
-            quadratic = (phi ** 2 < xi) & ((1 - phi) ** 2 < 1 - xi)
-            tq = (far / (fbr - far) * fcr / (fbr - fcr)
-                  + (cr - ar) / (br - ar) * far / (fcr - far) * fbr / (fcr - fbr))
-        limit_t = 0.5 * _LOG_K_WIDTH / np.abs(br - ar)
-        tn = np.where(quadratic & np.isfinite(tq), tq, 0.5)
-        t[rows] = np.clip(tn, limit_t, 1 - limit_t)
-    return np.where(fa <= 0, a, b)           # the end where gap <= 0: the lower one
+    return root_on_safe_side(gap, lo, hi, f_lo, f_hi, rtol=0.0, xtol=_LOG_K_WIDTH)
 
 
 def _arb_betainc(a, b, x):
