@@ -1,14 +1,16 @@
 """Roots of monotone functions for many parameter sets at once, on the safe side of the root.
 
-The calibrations ``privacy.k_for_epsilon`` (and ``_paper``) and ``accuracy.k_for_kl``
-invert a monotone bound for every element of their (broadcast) arguments.  One
-bracketing solver runs on all elements together, so each step is one vectorised
-evaluation of the bound instead of one scalar call per element and step.
+The calibrations ``privacy.k_for_epsilon`` (and ``_paper``), ``accuracy.k_for_kl`` and
+the baselines' ``dirichlet_k_theorem1`` and ``dirichlet_k_tight`` invert a monotone
+function for every element of their (broadcast) arguments.  One bracketing solver runs
+on all elements together, so each step is one vectorised evaluation instead of one
+scalar call per element and step.
 
 The answer is always the end of the final bracket where the function was *evaluated*
 to be <= 0: for k_for_epsilon a k whose epsilon is at most the target (never a k
 that releases a little more than asked), for k_for_kl a k whose bound is at most the
-target.  Book: "The privacy loss of the Dirichlet mechanism" (the inverse of eq. (6)).
+target, for the baselines a k that meets its (epsilon, delta).  Book: "The privacy loss
+of the Dirichlet mechanism" (the inverse of eq. (6)).
 """
 from __future__ import annotations
 
