@@ -54,7 +54,7 @@ def root_on_safe_side(f, a, b, fa, fb, *, rtol, xtol=0.0):
         with np.errstate(all="ignore"):
             x = B - FB * ((B - A) / (FB - FA))       # FB > 0 >= FA
         mid = A + 0.5 * (B - A)
-        inside = np.isfinite(x) & ((x - A) * (x - B) < 0)
+        inside = np.isfinite(x) & (x > np.minimum(A, B)) & (x < np.maximum(A, B))
         x = np.where(bisect | ~inside, mid, x)
         fx = np.asarray(f(x, idx), dtype=float)
         low = fx <= 0

@@ -197,8 +197,8 @@ def k_for_kl(target, N, n, *, eta=None):
     The bound is strictly decreasing in k (book, chapter "The worst case": d/dk of
     eq. (8) is psi'(k) - sum_i C_i^2 psi'(k C_i) < 0 because x psi'(x) decreases),
     runs from +inf (k -> 0) to 0 (k -> inf), so the root is unique; it is found for all
-    elements at once by bracketing log k and the Illinois method, to about 1e-14
-    relative, on the safe side: the bound at the k returned is at most ``target``.
+    elements at once by bracketing log k and the Illinois method, to 1e-15 + 1e-14 |log k|
+    in log k, on the safe side: the bound at the k returned is at most ``target``.
     With ``eta`` the Assumption-3 worst case ``kl_bound_bordered`` is inverted instead
     of ``kl_bound``.
 

@@ -240,6 +240,15 @@ def test_k_for_epsilon_is_on_the_safe_side_and_tight(fn, bound):
         assert bound(k * (1 + 2e-13), eta, N, n, gamma) > target
 
 
+@pytest.mark.parametrize("target, N", [(5.0, 1e160), (5.0, 1e300), (2e153, 100)])
+def test_k_for_epsilon_with_k_beyond_1e154(target, N):
+    # the bracket's ends are near 1e154 or beyond: a test of "strictly inside the bracket"
+    # written as (x - a)(x - b) < 0 overflowed there (an error instead of a k)
+    for fn, bound in ((dm.k_for_epsilon, dm.epsilon), (dm.k_for_epsilon_paper, dm.epsilon_paper)):
+        k = fn(target, 0.1, N, 3, 0.2)
+        assert bound(k, 0.1, N, 3, 0.2) <= target < bound(k * (1 + 2e-13), 0.1, N, 3, 0.2)
+
+
 def test_k_for_epsilon_solves_every_element_as_if_alone():
     Ns = np.arange(60, 265, 7)
     ks = dm.k_for_epsilon(np.array([[6.0], [9.0]]), 0.073, Ns, 5, 4e-4)
