@@ -735,78 +735,23 @@ def _sound_epsilon(k, eta, N, n, gamma):
     m = _checks.min_count(eta, N)
     _pairs_exist(N, n, m, "ceil(eta*N)", where=two)     # what epsilon_corrected requires
     _k_scale_ok(k, N, where=two)
-    # eq. (6) for n >= 3 (largest share 1 - 2 eta), the corrected eq. (6) for n = 2
-    # (1 - (n-1) eta), and the exact loss at the minimum count m as a rounding guard where
-    # two count vectors exist (usually every row): all increments of log Gamma in one call
-    # (the same numbers as epsilon_paper, epsilon_corrected and epsilon_exact, element by
-    # element)
-    h = k / N
-    top = k * (1 - np.where(two, 1, 2) * eta)
-    pairs = N >= n * m + 1
-    pairs = slice(None) if pairs.all() else pairs
-    big = N - (n - 1) * m
-    diffs, errors = _increment_difference(np.concatenate([top - h, (h * (big - 1))[pairs]]),
-                                          np.concatenate([k * eta, (h * m)[pairs]]),
-                                          np.concatenate([h, h[pairs]]), error=True)
-    with np.errstate(over="ignore", invalid="ignore"):
-        output, output_error = _output_term(h, n, gamma), _output_term_error(h, n, gamma)
-        out = _outward(diffs[:h.size] + output, errors[:h.size] + output_error)
-        guard = _outward(diffs[h.size:] + output[pairs], errors[h.size:] + output_error[pairs])
-        out[pairs] = np.maximum(out[pairs], guard)
-    return out
+    return _eq6_outward(k, eta, N, n, gamma, m, N >= n * m + 1)
 
 
-def _output_term_error(h, n, gamma):
-    """An upper bound on the absolute rounding error of ``_output_term``.
+def _eq6_outward(k, eta, N, n, gamma, m, pairs):
+    """eq. (6) (n >= 3) or the corrected eq. (6) (n = 2), rounded outward, on checked flat arrays.
 
-    log1p(-(n-1) gamma) inherits the relative error u of (n-1) gamma amplified by
-    (n-1) gamma / (1 - (n-1) gamma) < n - 1 (gamma < 1/n); log gamma, the subtraction and
-    the product by h add a few u: (n + 8) u h (|log1p(-(n-1) gamma)| + |log gamma|).
+    The largest share is 1 - 2 eta for n >= 3 and 1 - (n-1) eta for n = 2; where ``pairs``
+    (two count vectors above the minimum count m exist: usually every row) the result is
+    also never below the exact loss at m (``loss.epsilon_exact``), a guard against
+    rounding.  The four increments of log Gamma (eq. (6)'s and the guard's) come from one
+    kernel call, their error bounds (``_increment_error``) and the output term's
+    (``_output_term_error``) from one pass, then ``_outward``: the same operations, in the
+    same order, as those helpers and ``_increment_difference``.  Not yet checked to be
+    finite (``_finite``).
     """
-    return ((n + 8.0) * _U * h) * (np.abs(np.log1p(-(n - 1) * gamma)) + np.abs(np.log(gamma)))
-
-
-def _outward(value, error):
-    """value + error, plus 4u |value| for the sum's own rounding: never below the real number."""
-    return value + (error + 4.0 * _U * np.abs(value))
-
-
-def _epsilon_and_delta(k, eta, N, n, gamma):
-    """(``epsilon``, ``delta``) of eqs. (6)-(7) for the rows of a chain, validated once.
-
-    ``k``, ``eta``, ``gamma`` are finite 1-D float arrays of one length (``as_float_array``),
-    ``N`` and ``n`` the rows' totals and sizes from a checked count matrix (whole numbers,
-    finite, n >= 2, hence N >= 2).  The same numbers as ``epsilon`` and ``delta`` element
-    by element (the same operations as ``_sound_epsilon`` and ``_delta_union``, in the same
-    order), for Theorem 3's rows (``composition.chain_privacy``), in fewer vector
-    operations.
-
-    The checks are one boolean expression: eta in (0, 1/4), 0 < gamma < 1/n, Assumption 4
-    (k >= 3/(2 eta) (1 - REL_SLACK)) and two count vectors above the minimum count m
-    (N >= n m + 1), each written as the negation of the check it stands for.  That covers
-    the rest: gamma < 1/n gives gamma <= 1/(n-1) and k >= 3/(2 eta) > 6 (1 - REL_SLACK) gives
-    k > 0 and k/N >= 3.3e-308 (N <= 1.8e308), a normal float; N >= n m + 1 gives the design
-    (n m <= N) and, for n >= 3, 3 eta + 1/N <= 1 + 1e-12 as evaluated: with m >= eta N (1 -
-    1e-12)(1 - 3u) and N >= (3 m + 1)(1 - 2u), 3 eta + 1/N <= 1 + 0.75e-12 + 5u, below
-    1 + 1e-12 after the sum's own rounding.  If it fails anywhere (also a row with n >= 3
-    and no two count vectors, where ``_sound_epsilon`` skips its guard) the full checks
-    and evaluation run (``_epsilon_and_delta_checked``): they raise the message naming the
-    parameter, or give the numbers.
-
-    Then the four log-Gamma increments of eq. (6) (its corrected form for n = 2) and of the
-    rounding guard (the exact loss at the minimum count) in one call of the kernel, and
-    their error bounds (``_increment_error``) in one pass.
-    """
-    n = np.asarray(n, float)
-    with np.errstate(all="ignore"):                # a failure is refused below, then named
-        m = _checks.min_count(eta, N)
-        h = k / N
-        pairs = N >= n * m + 1
-        ok = ((eta > 0) & (eta < 0.25) & (gamma > 0) & (gamma < 1.0 / n)
-              & (k >= 1.5 / eta * (1 - _checks.REL_SLACK)) & pairs)
-    if not ok.all():
-        return _epsilon_and_delta_checked(k, eta, N, n, gamma)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        h = k / N
         big = N - (n - 1) * m
         top = k * (1 - np.where(n == 2, 1, 2) * eta)
         # rows: eq. (6)'s x and the guard's x, then eq. (6)'s y and the guard's y
@@ -815,6 +760,8 @@ def _epsilon_and_delta(k, eta, N, n, gamma):
         np.multiply(h, big - 1, out=x[1])
         np.multiply(k, eta, out=x[2])
         np.multiply(h, m, out=x[3])
+        if not pairs.all():               # no guard there: eq. (6)'s own arguments stand in
+            x[1:4:2] = np.where(pairs, x[1:4:2], x[0:3:2])
         steps = np.empty_like(x)
         steps[...] = h
         scaled = _mean_digamma(x.ravel(), steps.ravel(), step_positive=True).reshape(x.shape)
@@ -839,8 +786,57 @@ def _epsilon_and_delta(k, eta, N, n, gamma):
         margin *= 4.0 * _U
         errors += margin
         diffs += errors
-        eps = np.maximum(diffs[0], diffs[1])
-        small = betainc(k * m / N, k * (1 - m / N), gamma)         # _delta_union
+        return np.maximum(diffs[0], diffs[1])
+
+
+def _output_term_error(h, n, gamma):
+    """An upper bound on the absolute rounding error of ``_output_term``.
+
+    log1p(-(n-1) gamma) inherits the relative error u of (n-1) gamma amplified by
+    (n-1) gamma / (1 - (n-1) gamma) < n - 1 (gamma < 1/n); log gamma, the subtraction and
+    the product by h add a few u: (n + 8) u h (|log1p(-(n-1) gamma)| + |log gamma|).
+    """
+    return ((n + 8.0) * _U * h) * (np.abs(np.log1p(-(n - 1) * gamma)) + np.abs(np.log(gamma)))
+
+
+def _outward(value, error):
+    """value + error, plus 4u |value| for the sum's own rounding: never below the real number."""
+    return value + (error + 4.0 * _U * np.abs(value))
+
+
+def _epsilon_and_delta(k, eta, N, n, gamma):
+    """(``epsilon``, ``delta``) of eqs. (6)-(7) for the rows of a chain, validated once.
+
+    ``k``, ``eta``, ``gamma`` are finite 1-D float arrays of one length (``as_float_array``),
+    ``N`` and ``n`` the rows' totals and sizes from a checked count matrix (whole numbers,
+    finite, n >= 2, hence N >= 2).  The same numbers as ``epsilon`` and ``delta`` element
+    by element (the same core ``_eq6_outward`` and the operations of ``_delta_union``), for
+    Theorem 3's rows (``composition.chain_privacy``), with fewer checks.
+
+    The checks are one boolean expression: eta in (0, 1/4), 0 < gamma < 1/n, Assumption 4
+    (k >= 3/(2 eta) (1 - REL_SLACK)) and two count vectors above the minimum count m
+    (N >= n m + 1), each written as the negation of the check it stands for.  That covers
+    the rest: gamma < 1/n gives gamma <= 1/(n-1) and k >= 3/(2 eta) > 6 (1 - REL_SLACK) gives
+    k > 0 and k/N >= 3.3e-308 (N <= 1.8e308), a normal float; N >= n m + 1 gives the design
+    (n m <= N) and, for n >= 3, 3 eta + 1/N <= 1 + 1e-12 as evaluated: with m >= eta N (1 -
+    1e-12)(1 - 3u) and N >= (3 m + 1)(1 - 2u), 3 eta + 1/N <= 1 + 0.75e-12 + 5u, below
+    1 + 1e-12 after the sum's own rounding.  If it fails anywhere (also a row with n >= 3
+    and no two count vectors, where ``_sound_epsilon`` skips its guard) the full checks
+    and evaluation run (``_epsilon_and_delta_checked``): they raise the message naming the
+    parameter, or give the numbers.
+    """
+    n = np.asarray(n, float)
+    with np.errstate(all="ignore"):                # a failure is refused below, then named
+        m = _checks.min_count(eta, N)
+        pairs = N >= n * m + 1
+        ok = ((eta > 0) & (eta < 0.25) & (gamma > 0) & (gamma < 1.0 / n)
+              & (k >= 1.5 / eta * (1 - _checks.REL_SLACK)) & pairs)
+    if not ok.all():
+        return _epsilon_and_delta_checked(k, eta, N, n, gamma)
+    eps = _eq6_outward(k, eta, N, n, gamma, m, pairs)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        big = N - (n - 1) * m                                       # _delta_union
+        small = betainc(k * m / N, k * (1 - m / N), gamma)
         large = betainc(k * big / N, k * (1 - big / N), gamma)
         dlt = np.minimum((n - 1) * small + large, 1.0)
     return _finite("epsilon", eps, k), dlt
