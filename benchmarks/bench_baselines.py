@@ -16,7 +16,8 @@ supported entries (200 releases, geometric noise), against bare numpy (float geo
 differences on every supported entry at once, each row projected alone); and the two
 Dirichlet calibrations of 72 rows (N = 50-20,000, n = 5, smallest count N/25) at
 (epsilon, 1e-6): all rows in one vectorised call, one call per row, and the search they
-replace (one Brent search per row over the checked public formulas, reproduced here).
+replace (one Brent search per row over the checked public formulas, kept as
+``dpmarkov.verify.scalar_calibrations``).
 
 Usage: .venv/bin/python benchmarks/bench_baselines.py
 """
@@ -28,6 +29,7 @@ import numpy as np
 
 import dpmarkov as dm
 from dpmarkov import baselines as bl
+from dpmarkov.verify import scalar_calibrations  # the per-row Brent search replaced
 
 EPS, DELTA, K = 1.0, 1e-6, 200.0
 
@@ -67,50 +69,6 @@ def np_clip(v):
     return np.where(t == 0, 1.0 / v.shape[-1], x / np.where(t == 0, 1.0, t))
 
 
-def brent_theorem1(eps, d, eta, N, n):
-    """The calibration as it was before it was vectorised: Brent on log k, public formulas."""
-    from scipy.optimize import brentq
-    g0 = 0.5 / n
-
-    def log_gamma(k):
-        b = dm.epsilon(k, eta, N, n, g0) - k / N * np.log(n + 1)
-        r = (eps - b) * N / k
-        return None if r <= 0 else -(r + np.log1p((n - 1) * np.exp(-r)))
-
-    def gap(x):
-        k = float(np.exp(x))
-        lg = log_gamma(k)
-        if lg is None:
-            return -np.log(d)
-        if lg < -700:
-            return -1e300
-        return np.log(max(dm.delta(k, eta, N, n, float(np.exp(lg))), 1e-300)) - np.log(d)
-
-    lo = np.log(float(dm.k_min(eta)))
-    if log_gamma(np.exp(lo)) is None or gap(lo) > 0:
-        return None
-    hi = lo + np.log(2.0)
-    while gap(hi) <= 0:
-        lo, hi = hi, hi + np.log(2.0)
-    return float(np.exp(brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)))
-
-
-def brent_tight(eps, d, N, n, m):
-    """The tight calibration as it was: Brent on log k over ``privacy_profile``."""
-    from scipy.optimize import brentq
-
-    def gap(x):
-        return np.log(max(dm.profile.privacy_profile(eps, float(np.exp(x)), N, n, m),
-                          1e-300)) - np.log(d)
-    lo = np.log(max(1.0, eps * N / 500.0))
-    if gap(lo) > 0:
-        return None
-    hi = np.log(max(10.0 * N, 10.0))
-    while gap(hi) <= 0:
-        lo, hi = hi, hi + np.log(10.0)
-    return float(np.exp(brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)))
-
-
 def rows_and_calibrations():
     """privatize_rows on a chain with ragged supports; both calibrations of 72 rows."""
     rng = np.random.default_rng(2)
@@ -144,11 +102,11 @@ def rows_and_calibrations():
                 ("dirichlet_k_tight", lambda: bl.dirichlet_k_tight(eps, DELTA, N, 5, m,
                                                                    on_unreachable="nan"),
                  lambda i: bl.dirichlet_k_tight(eps, DELTA, N[i], 5, m[i]),
-                 lambda i: brent_tight(eps, DELTA, N[i], 5, m[i])),
+                 lambda i: scalar_calibrations.tight(eps, DELTA, N[i], 5, m[i])),
                 ("dirichlet_k_theorem1", lambda: bl.dirichlet_k_theorem1(
                     eps, DELTA, m / N, N, 5, on_unreachable="nan"),
                  lambda i: bl.dirichlet_k_theorem1(eps, DELTA, m[i] / N[i], N[i], 5),
-                 lambda i: brent_theorem1(eps, DELTA, m[i] / N[i], N[i], 5))):
+                 lambda i: scalar_calibrations.theorem1(eps, DELTA, m[i] / N[i], N[i], 5))):
             def each(f=one):
                 for i in range(N.size):
                     try:

@@ -19,6 +19,7 @@ from scipy.stats import norm
 
 import dpmarkov as dm
 from dpmarkov import baselines as bl
+from dpmarkov.verify import scalar_calibrations
 
 COUNTS = np.array([30, 35, 20, 8, 5])
 Z_SE = 5.0  # tolerance in standard errors for every Monte Carlo check
@@ -638,56 +639,9 @@ def test_dirichlet_tight_floor_message_quotes_the_profile_at_the_smallest_k():
     assert quoted == f"{dm.profile.privacy_profile(8.0, 1.0, 21, 5, 1):.3g}"
 
 
-# The calibrations as they were before they were vectorised (commit 229e117): one row at a
-# time, Brent's method on log k (xtol 1e-10, rtol 1e-12) over the public, checked formulas,
-# stepped down onto the feasible side.  The vectorised bracketing search must return the
-# same k to that tolerance.
-def _reference_largest(gap, lo, hi, step):
-    from scipy.optimize import brentq
-    while gap(hi) <= 0:
-        lo, hi = hi, hi + step
-    log_k = brentq(gap, lo, hi, xtol=1e-10, rtol=1e-12)
-    while gap(log_k) > 0:
-        log_k -= 1e-10 * max(1.0, abs(log_k))
-    return log_k
-
-
-def _reference_theorem1(eps, d, eta, N, n):
-    """k of Theorem 1's calibration, or None where no k qualifies."""
-    g0 = 0.5 / n
-
-    def log_gamma(k):
-        b = dm.epsilon(k, eta, N, n, g0) - k / N * np.log(n + 1)
-        r = (eps - b) * N / k
-        return None if r <= 0 else -(r + np.log1p((n - 1) * np.exp(-r)))
-
-    def gap(log_k):
-        k = float(np.exp(log_k))
-        lg = log_gamma(k)
-        if lg is None:
-            return -np.log(d)
-        if lg < -700:
-            return -1e300
-        return np.log(max(dm.delta(k, eta, N, n, float(np.exp(lg))), 1e-300)) - np.log(d)
-
-    lo = np.log(float(dm.k_min(eta)))
-    if log_gamma(np.exp(lo)) is None or gap(lo) > 0:
-        return None
-    return float(np.exp(_reference_largest(gap, lo, lo + np.log(2.0), np.log(2.0))))
-
-
-def _reference_tight(eps, d, N, n, m):
-    """k of the tight calibration, or None where no k qualifies."""
-    def gap(log_k):
-        return np.log(max(dm.profile.privacy_profile(eps, float(np.exp(log_k)), N, n, m),
-                          1e-300)) - np.log(d)
-    lo = np.log(max(1.0, eps * N / 500.0))
-    if gap(lo) > 0:
-        return None
-    return float(np.exp(_reference_largest(gap, lo, np.log(max(10.0 * N, 10.0)),
-                                           np.log(10.0))))
-
-
+# The calibrations as they were before they were vectorised (commit 229e117), one row at a
+# time by Brent's method over the public formulas: dpmarkov.verify.scalar_calibrations.  The
+# vectorised bracketing search must return the same k to that tolerance.
 def _random_designs(seed, size):
     """(N, n, m) with N >= n m + 1, m/N < 1/4 and 3 m/N + 1/N <= 1: valid for both calibrations."""
     rng = np.random.default_rng(seed)
@@ -717,8 +671,8 @@ def test_vectorised_calibrations_equal_the_scalar_brent_search(designs):
         k_tight = bl.dirichlet_k_tight(eps, d, N, n, m, on_unreachable="nan")
         k1, g1 = bl.dirichlet_k_theorem1(eps, d, m / N, N, n, on_unreachable="nan")
         for i, (Ni, ni, mi) in enumerate(designs):
-            for new, ref in ((k_tight[i], _reference_tight(eps, d, Ni, ni, mi)),
-                             (k1[i], _reference_theorem1(eps, d, mi / Ni, Ni, ni))):
+            for new, ref in ((k_tight[i], scalar_calibrations.tight(eps, d, Ni, ni, mi)),
+                             (k1[i], scalar_calibrations.theorem1(eps, d, mi / Ni, Ni, ni))):
                 if ref is None:
                     assert np.isnan(new), (eps, d, designs[i], new)
                     continue
