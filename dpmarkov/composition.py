@@ -73,11 +73,13 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     """
     checked = _lean_inputs(counts, support, k, eta, gamma)
     if checked is None:                         # something to name, or an unusual input
-        arr, mask, N = _counts_on_support(counts, support)
+        mask = check_support(counts, support)
+        arr = check_counts(counts)
+        N = arr.sum(axis=1)
         k_rows, eta_rows, gamma_rows = (_per_row(name, v, arr.shape[0]) for name, v in
                                         (("k", k), ("eta", eta), ("gamma", gamma)))
         n_rows = _row_sizes(mask)
-        _border_ok(arr, mask, N, eta_rows)
+        check_support_border(arr, eta_rows)
     else:
         N, n_rows, k_rows, eta_rows, gamma_rows = checked
     n = N.shape[0]
@@ -107,8 +109,8 @@ def _lean_inputs(counts, support, k, eta, gamma):
 
     Taken: a float or integer (n, n) array, a boolean support of its shape, and k, eta,
     gamma each a finite float or int or a finite float64 vector of length n.  Returns
-    (N_i, n_i, k_i, eta_i, gamma_i), the values the full checks (``_counts_on_support``,
-    ``_per_row``, ``_row_sizes``, ``_border_ok``) give, when every one of them would pass:
+    (N_i, n_i, k_i, eta_i, gamma_i), the values the full checks (``check_support``,
+    ``check_counts``, ``_per_row``, ``check_support_border``) give, when all of them pass:
     every row has a transition; the row totals N_i are positive and below 2^53 (then,
     every entry being a whole number >= 0, they are exact in any order of summation, so
     equal to the row sums); eta_i N_i (1 - 1e-12) > 0; no supported entry below its row's
@@ -150,7 +152,7 @@ def _lean_inputs(counts, support, k, eta, gamma):
             low = None
         if not (N.min() > 0 and N.max() < 2.0 ** 53):
             return None
-        border = eta_rows * N * (1 - 1e-12)    # as _border_ok
+        border = eta_rows * N * (1 - 1e-12)    # as check_support_border
         if not (border > 0).all():
             return None
         if low is None:         # dense: nonzero exactly on the support, none below its border
@@ -177,50 +179,11 @@ def _lean_row_values(value, n):
     return None
 
 
-def _counts_on_support(counts, support):
-    """``check_support`` and ``check_counts`` of chain_privacy: (counts, support, N_i).
-
-    A float or integer (n, n) array with a boolean support of its shape is checked in a
-    few passes: row totals finite, every entry >= 0 and whole, positive exactly on the
-    support, every row with data.  Anything else, or anything that fails, goes through
-    ``check_support`` and ``check_counts``, which accept or raise the message that names
-    the parameter, the value and the rule.
-    """
-    if (type(counts) is np.ndarray and type(support) is np.ndarray
-            and counts.dtype.kind in "fiu" and counts.dtype.itemsize <= 8
-            and support.dtype == bool and counts.ndim == 2 and counts.shape == support.shape
-            and counts.shape[0] == counts.shape[1] and 0 < counts.size <= _checks.MAX_ELEMENTS):
-        arr = counts.astype(float, copy=False)
-        with np.errstate(all="ignore"):            # a failure is refused below, then named
-            N = arr.sum(axis=1)
-            if (np.isfinite(N).all() and (N > 0).all() and arr.min() >= 0
-                    and ((arr > 0) == support).all() and (arr == np.rint(arr)).all()):
-                return arr, support, N
-    mask = check_support(counts, support)
-    arr = check_counts(counts)
-    return arr, mask, arr.sum(axis=1)
-
-
 def _row_sizes(mask: np.ndarray) -> np.ndarray:
     """n_i, the number of transitions of each row's support (a square boolean mask)."""
     # summed as bytes into uint16 (a square mask has at most 16384 columns under
     # MAX_ELEMENTS), several times faster than summing the booleans as integers
     return mask.view(np.uint8).sum(axis=1, dtype=np.uint16).astype(np.int64)
-
-
-def _border_ok(arr: np.ndarray, mask: np.ndarray, N: np.ndarray, eta_rows: np.ndarray) -> None:
-    """``check_support_border`` (Assumption 3 on each row's support), one pass when it holds.
-
-    With every border eta_i N_i > 0, every zero lies below it, so the support meets it iff
-    exactly the zeros do; otherwise ``check_support_border`` names the first count below.
-    """
-    if np.isfinite(N).all():
-        with np.errstate(all="ignore"):
-            border = eta_rows * N * (1 - 1e-12)
-            if (border > 0).all() and (np.count_nonzero(arr < border[:, None])
-                                       == arr.size - np.count_nonzero(mask)):
-                return
-    check_support_border(arr, eta_rows)
 
 
 def _per_row(name: str, value, n: int) -> np.ndarray:
