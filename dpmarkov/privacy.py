@@ -151,27 +151,24 @@ def _mean_digamma(x, h, *, step_positive=False):
 _U = 2.0 ** -53
 
 
-def _increment_difference(x, y, h, *, error=False):
-    """lgamma_increment(x, h) - lgamma_increment(y, h) without an overflowing intermediate.
-
-    With ``error=True`` also an upper bound on the absolute rounding error of the result
-    (``_increment_error``): the two increments can nearly cancel, so the bound is
-    absolute, not relative to the difference.
-    """
+def _increment_difference(x, y, h):
+    """lgamma_increment(x, h) - lgamma_increment(y, h) without an overflowing intermediate."""
     x, y, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float),
                                   np.asarray(h, float))
     both = _mean_digamma(np.concatenate([x.ravel(), y.ravel()]),
                          np.concatenate([h.ravel(), h.ravel()]))
-    sx, sy = both[:x.size].reshape(x.shape), both[x.size:].reshape(x.shape)
+    return _scaled_difference(h, both[:x.size].reshape(x.shape), both[x.size:].reshape(x.shape))
+
+
+def _scaled_difference(h, sx, sy):
+    """h sx - h sy for two scaled increments (``lgamma_increment_scaled``), or h (sx - sy)
+    where a product overflows (k near the float maximum)."""
     with np.errstate(over="ignore", invalid="ignore"):
         direct = h * sx - h * sy
         bad = ~np.isfinite(direct)
         if bad.any():
             direct = np.where(bad, h * (sx - sy), direct)
-    direct = np.asarray(direct, float)
-    if not error:
-        return direct
-    return direct, _increment_error(x, h, sx) + _increment_error(y, h, sy)
+    return np.asarray(direct, float)
 
 
 def _increment_error(x, h, scaled):
@@ -745,10 +742,9 @@ def _eq6_outward(k, eta, N, n, gamma, m, pairs):
     (two count vectors above the minimum count m exist: usually every row) the result is
     also never below the exact loss at m (``loss.epsilon_exact``), a guard against
     rounding.  The four increments of log Gamma (eq. (6)'s and the guard's) come from one
-    kernel call, their error bounds (``_increment_error``) and the output term's
-    (``_output_term_error``) from one pass, then ``_outward``: the same operations, in the
-    same order, as those helpers and ``_increment_difference``.  Not yet checked to be
-    finite (``_finite``).
+    kernel call; each value is then rounded outward (``_outward``) by the bounds of
+    ``_increment_error`` and ``_output_term_error``.  Not yet checked to be finite
+    (``_finite``).
     """
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         h = k / N
@@ -765,28 +761,11 @@ def _eq6_outward(k, eta, N, n, gamma, m, pairs):
         steps = np.empty_like(x)
         steps[...] = h
         scaled = _mean_digamma(x.ravel(), steps.ravel(), step_positive=True).reshape(x.shape)
-        # _increment_difference: h sx - h sy, and the bound of _increment_error for each
-        # (h > 0: max(h, 0) = |h| = h)
-        terms = h * scaled
-        diffs = terms[:2] - terms[2:]
-        if not np.isfinite(diffs).all():
-            diffs = np.where(np.isfinite(diffs), diffs, h * (scaled[:2] - scaled[2:]))
-        level = x + 10.0
-        level += h
-        np.log(level, out=level)
-        level *= 2.0
-        level += np.abs(scaled)
-        level *= 64.0 * _U * h
-        errors = level[:2] + level[2:]
-        # _output_term and _output_term_error, then _outward, and the guard's maximum
-        log1p_term, log_term = np.log1p(-(n - 1) * gamma), np.log(gamma)
-        errors += ((n + 8.0) * _U * h) * (np.abs(log1p_term) + np.abs(log_term))
-        diffs += h * (log1p_term - log_term)
-        margin = np.abs(diffs)
-        margin *= 4.0 * _U
-        errors += margin
-        diffs += errors
-        return np.maximum(diffs[0], diffs[1])
+        # the increment differences of eq. (6) and of the guard, each rounded outward
+        bounds = _increment_error(x, h, scaled)
+        out = _outward(_scaled_difference(h, scaled[:2], scaled[2:]) + _output_term(h, n, gamma),
+                       bounds[:2] + bounds[2:] + _output_term_error(h, n, gamma))
+        return np.maximum(out[0], out[1])
 
 
 def _output_term_error(h, n, gamma):
