@@ -789,7 +789,7 @@ def _epsilon_and_delta(k, eta, N, n, gamma):
     ``k``, ``eta``, ``gamma`` are finite 1-D float arrays of one length (``as_float_array``),
     ``N`` and ``n`` the rows' totals and sizes from a checked count matrix (whole numbers,
     finite, n >= 2, hence N >= 2).  The same numbers as ``epsilon`` and ``delta`` element
-    by element (the same core ``_eq6_outward`` and the operations of ``_delta_union``), for
+    by element (the same cores ``_eq6_outward`` and ``_delta_union``), for
     Theorem 3's rows (``composition.chain_privacy``), with fewer checks.
 
     The checks are one boolean expression: eta in (0, 1/4), 0 < gamma < 1/n, Assumption 4
@@ -813,12 +813,7 @@ def _epsilon_and_delta(k, eta, N, n, gamma):
     if not ok.all():
         return _epsilon_and_delta_checked(k, eta, N, n, gamma)
     eps = _eq6_outward(k, eta, N, n, gamma, m, pairs)
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        big = N - (n - 1) * m                                       # _delta_union
-        small = betainc(k * m / N, k * (1 - m / N), gamma)
-        large = betainc(k * big / N, k * (1 - big / N), gamma)
-        dlt = np.minimum((n - 1) * small + large, 1.0)
-    return _finite("epsilon", eps, k), dlt
+    return _finite("epsilon", eps, k), _delta_union(k, eta, N, n, gamma)
 
 
 def _epsilon_and_delta_checked(k, eta, N, n, gamma):
