@@ -782,9 +782,9 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count, *, on_unreachable="raise"
     with k (checked in the tests and the book), so the k with profile = delta is
     bracketed (k multiplied by 10 until the profile exceeds delta) and found by a
     bracketing search on log k (``_largest_feasible_log_k``) to a width of 1e-10 (k
-    within a relative 1e-10 of the crossing), keeping the profile <= delta (1 - 1e-12): the margin covers
-    the last-bit differences of numpy's exp and log between evaluating one row and many
-    at once.  No Assumption 4 is needed: Theorem 1's floor
+    within a relative 1e-10 of the crossing), keeping the profile <= delta (1 - 1e-12):
+    the margin covers the last-bit differences of numpy's exp and log between evaluating
+    one row and many at once.  No Assumption 4 is needed: Theorem 1's floor
     epsilon_star does not apply.  But as k -> 0 the profile does not vanish (the
     privacy loss keeps an exponential tail: its limit is e^(-m epsilon)/(2m + 1) with
     m = min_count, as the book's baselines chapter derives and checks), so a delta
@@ -807,10 +807,7 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count, *, on_unreachable="raise"
                                    n=_checks.integer_at_least("n", n, 2),
                                    min_count=_checks.integer_at_least("min_count", min_count, 1))
     _pairs_exist(N_f, n_f, m_f, "min_count")
-    huge = (n_f == 2) & (N_f > _profile._MAX_N_TWO)
-    if huge.any():
-        raise ValueError(f"N={N_f[huge][0]:.0f} with n=2 exceeds 2**53: counts above it are "
-                         "not exact in double precision")
+    _profile._two_categories_exact(N_f, n_f)
 
     # the target is delta (1 - 1e-12): numpy's exp and log may differ in the last bits
     # between one row and many at once, so the margin keeps the k found for many rows

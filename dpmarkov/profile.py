@@ -121,10 +121,20 @@ def _design(k, N, n, min_count):
     _, N, n, m = scalar_pair_design(1.0, N, n, min_count,
                                     "only epsilon (or delta) and k broadcast")
     k = _checks.positive("k", k)
-    if n == 2 and N > _MAX_N_TWO:
-        raise ValueError(f"N={N} with n=2 exceeds 2**53: counts above it are not exact in "
-                         "double precision")
+    _two_categories_exact(N, n)
     return k, N, n, m
+
+
+def _two_categories_exact(N, n):
+    """For n = 2 the counts are handled as doubles, exact up to 2**53: refuse a larger N.
+
+    N and n are checked scalars or arrays (one design per element).
+    """
+    huge = (np.asarray(n) == 2) & (np.asarray(N) > _MAX_N_TWO)
+    if np.any(huge):
+        first = np.broadcast_to(N, huge.shape)[huge][0] if huge.ndim else N
+        raise ValueError(f"N={first:.0f} with n=2 exceeds 2**53: counts above it are not "
+                         "exact in double precision")
 
 
 def _together(name, x, k):

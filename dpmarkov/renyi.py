@@ -25,7 +25,7 @@ from scipy.special import gammaln
 from . import _checks
 from .loss import scalar_pair_design
 from .privacy import _U, _increment_error, lgamma_increment, lgamma_increment_scaled
-from .profile import _MAX_LIST, _MAX_N_TWO, _SCAN, _branch_and_bound
+from .profile import _MAX_LIST, _SCAN, _branch_and_bound, _two_categories_exact
 
 
 def _orders(alpha) -> np.ndarray:
@@ -178,9 +178,7 @@ def rdp_epsilon(alpha, k, N, n, min_count):
     k, N, n, m = _design(k, N, n, min_count)
     flat = alpha.ravel()
     if n == 2 and N - 2 * m > _SCAN:
-        if N > _MAX_N_TWO:
-            raise ValueError(f"N={N} with n=2 exceeds 2**53: counts above it are not exact "
-                             "in double precision")
+        _two_categories_exact(N, n)
         best, _ = _branch_and_bound(lambda c_i, c_j: _pair_divergence(flat, c_i, c_j, k, N),
                                     N, m, N - m - 1)
     else:
