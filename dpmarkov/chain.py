@@ -532,13 +532,14 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     GTH; the tests compare the two to 1e-13 on random and nearly decomposable
     chains.
 
-    The k pivots are found by textbook steps on the panel rows only, next to
-    which each row carries its running sums (``_gth_panel``), so that s_p is read
-    off, not summed.  One matrix (``_pivots_one``) runs each step as one BLAS
-    rank-one update (``dger``) and lets probe rows and columns, which start as
+    The k pivots are found by textbook steps on the panel rows only
+    (``_gth_panel``).  One matrix (``_pivots_one``) runs each step as one BLAS
+    rank-one update (``dger``) on rows that carry their running sums, so that
+    s_p is read off, and lets probe rows and columns, which start as
     identities, collect (S - L)^{-1} and (I - U)^{-1}; a stack
     (``_pivots_stack``) runs the steps as numpy operations shared by all its
-    matrices, then two triangular solves (``dtrsm``) per matrix give G.
+    matrices, summing each s_p when its step comes, then two triangular solves
+    (``dtrsm``) per matrix give G.
     """
     if panel is None:
         panel = _gth_panel_width(A.shape[-1], A.shape[0])
@@ -547,19 +548,21 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     return _gth_blocked(A, panel, _pivots_stack)
 
 
-def _gth_panel(A: np.ndarray, lo: int, k: int, Z: np.ndarray, Q: np.ndarray) -> None:
+def _gth_panel(A: np.ndarray, lo: int, k: int, Z: np.ndarray, Q: np.ndarray | None = None) -> None:
     """The panel rows of A (one matrix or a stack (b, n, n)) as GTH sees them.
 
     Z[..., i, 0] is row lo + i's sum over the kept columns (all that s_p needs
-    of them), Z[..., i, 1 + j] = A[..., lo + i, lo + j], and Q[..., i, j] =
-    Z[..., i, 0] + ... + Z[..., i, j], the running sums: s_p of state lo + r is
-    Q[r, r] once the states above it are eliminated.  The rank-one steps keep Q
-    current, because they add to Q c_i times the pivot row's own Q.
+    of them) and Z[..., i, 1 + j] = A[..., lo + i, lo + j].  If ``Q`` is given,
+    Q[..., i, j] = Z[..., i, 0] + ... + Z[..., i, j], the running sums: s_p of
+    state lo + r is Q[r, r] once the states above it are eliminated, and the
+    rank-one steps keep Q current, because they add to Q c_i times the pivot
+    row's own Q (``_pivots_one``).
     """
     J = slice(lo, lo + k)
     np.add.reduce(A[..., J, :lo], axis=-1, out=Z[..., 0])
     Z[..., 1:] = A[..., J, J]
-    np.cumsum(Z, axis=-1, out=Q)
+    if Q is not None:
+        np.cumsum(Z, axis=-1, out=Q)
 
 
 def _gth_blocked(A: np.ndarray, panel: int, pivots) -> np.ndarray:
@@ -640,24 +643,26 @@ def _pivots_one(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
 def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
     """The panel lo..lo+k-1 of a stack (b, n, n), each step numpy operations on all b.
 
-    The panel rows live in W (k, 2k + 2, b), the stack's axis last so that every
-    operation runs along it: columns Z_0, Q_0, ..., Z_k, Q_k (``_gth_panel``).
-    After the steps, W's panel block holds U above its diagonal (each column
-    divided by its pivot) and L below it; G = (S - L)^{-1} (I - U)^{-1} is then
-    two triangular solves (``dtrsm``) per matrix on the identity, which add and
-    divide non-negative numbers only: they subtract the off-diagonal entries -L
-    and -U.  Returns G^T (b, k, k).
+    The panel rows live in W (k, k + 1, b), the stack's axis last so that every
+    operation runs along it: columns Z_0, ..., Z_k (``_gth_panel``).  The pivot
+    s_p of state lo + r is summed when its step comes, Z_0 + ... + Z_r of its row
+    (non-negative numbers), so the steps update the Z columns only.  After the
+    steps, W's panel block holds U above its diagonal (each column divided by its
+    pivot) and L below it; G = (S - L)^{-1} (I - U)^{-1} is then two triangular
+    solves (``dtrsm``) per matrix on the identity, which add and divide
+    non-negative numbers only: they subtract the off-diagonal entries -L and -U.
+    Returns G^T (b, k, k).
     """
     b = A.shape[0]
     if k not in work:
-        W = np.empty((k, 2 * k + 2, b))
+        W = np.empty((k, k + 1, b))
         work[k] = W, np.empty_like(W), np.empty((k, b)), np.tril(np.ones((k, k), dtype=bool), -1)
     W, tmp, s, lower = work[k]
-    Z, Q = np.moveaxis(W[:, ::2], -1, 0), np.moveaxis(W[:, 1::2], -1, 0)
-    _gth_panel(A, lo, k, Z, Q)
+    Z = np.moveaxis(W, -1, 0)
+    _gth_panel(A, lo, k, Z)
     for r in range(k - 1, -1, -1):
-        zc = 2 * (r + 1)                          # state lo + r: its Z column
-        s[r] = W[r, zc - 1]                       # s_p = Q_r
+        zc = r + 1                                # state lo + r: its Z column
+        np.add.reduce(W[r, :zc], axis=0, out=s[r])  # s_p = Z_0 + ... + Z_r of its row
         col = W[:r, zc]
         col /= s[r]
         W[:r, :zc] += np.multiply(col[:, None], W[r, None, :zc], out=tmp[:r, :zc])
