@@ -162,3 +162,22 @@ def test_audit_input_policy():
         audit_hockey_stick(W_C, W_ADJ, 1.0, mechanism="dirichlet")
     with pytest.raises(ValueError, match="finite"):
         audit_hockey_stick(W_C, W_ADJ, np.nan, k=K, samples=100)
+
+
+def test_clopper_pearson_far_tail_and_input_policy():
+    # alpha = 1e-120: the lower end solves I_z(4, 42) = alpha / 2, near 4.4e-32
+    # (scipy.stats.beta.ppf, used before, returned 7.7e-26, off by a factor 1.8e6), the
+    # upper end 1 - I_z(5, 41) = alpha / 2, near 0.9991 (1 - alpha / 2 rounds to 1, and
+    # an inverse of I_z at 1 would give 1)
+    import mpmath as mp
+    lo, hi = clopper_pearson(4, 45, 1e-120)
+    with mp.workdps(40):
+        assert abs(mp.betainc(4, 42, 0, lo, regularized=True) / mp.mpf(5e-121) - 1) < 1e-9
+        # 1 - I_hi(5, 41) = I_{1-hi}(41, 5); 1 - hi is exact (hi > 1/2)
+        assert abs(mp.betainc(41, 5, 0, 1 - hi, regularized=True) / mp.mpf(5e-121) - 1) < 1e-9
+    for bad, err in [((2.5, 10, 0.1), TypeError), ((11, 10, 0.1), ValueError),
+                     ((-1, 10, 0.1), ValueError), ((2, 0, 0.1), ValueError),
+                     ((2, 10, 0.0), ValueError), ((2, 10, 1.0), ValueError),
+                     ((True, 10, 0.1), TypeError), ((2, 10, float("nan")), ValueError)]:
+        with pytest.raises(err, match="successes|trials|alpha"):
+            clopper_pearson(*bad)
