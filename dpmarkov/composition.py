@@ -221,12 +221,17 @@ def hockey_stick_discrete(p, q, eps):
     q = _distribution("q", q)
     if p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p has {p.shape[-1]} outcomes but q has {q.shape[-1]}")
-    e = _checks.as_float_array("eps", eps)
-    if np.any(e < 0):
-        raise ValueError(f"eps={float(e[e < 0].flat[0])!r} must be >= 0")
+    e = _eps_array(eps)
     ee = np.exp(e)[..., None]
     out = np.maximum(p - ee * q, 0.0).sum(axis=-1)
     return out if np.ndim(out) else float(out)
+
+
+def _eps_array(eps) -> np.ndarray:
+    e = _checks.as_float_array("eps", eps)
+    if np.any(e < 0):
+        raise ValueError(f"eps={float(e[e < 0].flat[0])!r} must be >= 0")
+    return e
 
 
 def _mechanism(M) -> np.ndarray:
@@ -264,9 +269,11 @@ def profile_discrete(M, pairs, eps):
     M = _mechanism(M)
     pr = _pairs(pairs, M.shape[0])
     a, b = np.concatenate([pr[:, 0], pr[:, 1]]), np.concatenate([pr[:, 1], pr[:, 0]])
-    e = np.asarray(eps, dtype=float)
-    h = hockey_stick_discrete(M[a], M[b], e[..., None])
-    out = np.max(h, axis=-1)
+    e = _eps_array(eps)
+    p, q = M[a], M[b]
+    out = np.empty(e.shape)
+    for i, ee in np.ndenumerate(np.exp(e)):   # one eps at a time: (pairs, outputs) arrays
+        out[i] = np.maximum(p - ee * q, 0.0).sum(axis=-1).max()
     return out if np.ndim(out) else float(out)
 
 
