@@ -2,7 +2,9 @@
 
 ``latex_number(7.3e-4)`` is ``7.3 \\times 10^{-4}``; ``md_number`` wraps it in ``$...$`` as
 an ``IPython.display.Markdown`` object, which a chapter glues and pastes inline with the
-``{glue:md}`key:myst``` role (the :myst format renders the math).  Book: every chapter (see "Writing a chapter" in the README).
+``{glue:md}`key:myst``` role (the :myst format renders the math).  ``glue`` stores a value
+for the book exactly as ``myst_nb.glue`` does.  Book: every chapter (see "Writing a chapter"
+in the README).
 """
 from __future__ import annotations
 
@@ -29,3 +31,27 @@ def md_number(x, digits: int = 3):
     """``latex_number`` in inline math, as Markdown to glue: ``glue(key, md_number(x), display=False)``."""
     from IPython.display import Markdown
     return Markdown(f"${latex_number(x, digits)}$")
+
+
+#: The MIME prefix of a value glued with display=False (myst-nb's ``GLUE_PREFIX``).
+GLUE_PREFIX = "application/papermill.record/"
+
+
+def glue(name: str, variable, display: bool = True) -> None:
+    """Store ``variable``'s display data under ``name`` for the book's {glue} roles.
+
+    The same output as ``myst_nb.glue`` (myst-nb 1.x, the scrapbook format): the value's
+    MIME bundle, with ``GLUE_PREFIX`` before each type when ``display`` is False, and the
+    metadata ``{"scrapbook": {"name": name, "mime_prefix": prefix}}``.  myst_nb's own
+    function imports nbformat and docutils into the kernel, about 0.3 s per chapter; this
+    one needs IPython only.  ``tests/test_api.py`` compares the two outputs.
+    """
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as show
+
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name={_checks.show(name)} must be a non-empty str")
+    prefix = "" if _checks.flag("display", display) else GLUE_PREFIX
+    bundle, metadata = format_display_data(variable)
+    metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
+    show({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
