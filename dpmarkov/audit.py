@@ -102,6 +102,17 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
     return float(lo), float(hi)
 
 
+def _clopper_pearson_ends(hits_p, hits_q, trials, alpha):
+    """The lower ``clopper_pearson`` limit of each count in hits_p and the upper limit of
+    each in hits_q, from one ``betaincinv`` and one ``betainccinv`` call for all of them
+    (they work element by element: the same doubles as one ``clopper_pearson`` call per
+    count)."""
+    hp, hq = np.asarray(hits_p, float), np.asarray(hits_q, float)
+    lo = betaincinv(np.where(hp == 0, 1.0, hp), trials - hp + 1, alpha / 2)   # 0 hits: 0
+    hi = betainccinv(hq + 1, np.where(hq == trials, 1.0, trials - hq), alpha / 2)
+    return np.where(hp == 0, 0.0, lo), np.where(hq == trials, 1.0, hi)
+
+
 @_checks.public
 def log_ratio_statistic(counts, counts_adjacent):
     """s(x) = log x_j - log x_i, where c' = c + e_i - e_j (the record moves from j to i).
@@ -213,6 +224,21 @@ def _atom_table(kp, kq):
     return atoms, freq_p, freq_q
 
 
+def _atom_views(xp, xq):
+    """{coordinate or None: (atoms, {"c": freq in xp, "c'": freq in xq})} for every view
+    (whole outputs first, then each coordinate) that has atoms; ``_atom_table`` per view.
+
+    An output vector seen twice in a sample has its first coordinate seen twice there, so
+    without an atom of coordinate 0 there is no atom of whole outputs, and their table (by
+    far the slowest to sort: the outputs compare as byte strings) is not built."""
+    tables = {coord: _atom_table(_keys(xp, coord), _keys(xq, coord))
+              for coord in range(xp.shape[1])}
+    if tables[0][0].size:
+        tables = {None: _atom_table(_keys(xp, None), _keys(xq, None)), **tables}
+    return {coord: (atoms, {"c": fp, "c'": fq})
+            for coord, (atoms, fp, fq) in tables.items() if atoms.size}
+
+
 @_checks.public
 def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=None,
                        samples=100_000, alpha=1e-3, statistic=None, rng=None):
@@ -267,17 +293,13 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     s = {d: _statistic_values(stat, x[d], 2 * samples) for d in DIRECTIONS}
     choose = {d: np.sort(s[d][:samples]) for d in DIRECTIONS}
     test = {d: s[d][samples:] for d in DIRECTIONS}
-    atom_views = {}
-    for coord in [None] + list(range(n)):
-        atoms, fc, fa = _atom_table(_keys(x["c"][:samples], coord), _keys(x["c'"][:samples], coord))
-        if atoms.size:
-            atom_views[coord] = (atoms, {"c": fc, "c'": fa})
+    atom_views = _atom_views(x["c"][:samples], x["c'"][:samples])
     other = {"c": "c'", "c'": "c"}
     z = float(-ndtri(alpha / 2))     # the upper alpha/2 quantile of N(0, 1)
     tables = {d: (_threshold_table(choose[d], choose[other[d]], z),                   # s > t
                   _threshold_table(-choose[d][::-1], -choose[other[d]][::-1], z))    # s < t
               for d in DIRECTIONS}
-    results = []
+    chosen_sets = []                                   # per epsilon: the set T and its hits
     for eps in eps_values:
         w = float(np.exp(eps))
         best = None                                    # (value, direction, kind, t, coord, atoms)
@@ -305,13 +327,15 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
         else:
             in_p = np.isin(_keys(x[d][samples:], coord), chosen)
             in_q = np.isin(_keys(x[other[d]][samples:], coord), chosen)
-        hits_p, hits_q = int(in_p.sum()), int(in_q.sum())
-        p_lo, _ = clopper_pearson(hits_p, samples, alpha)
-        _, q_hi = clopper_pearson(hits_q, samples, alpha)
+        chosen_sets.append((float(eps), w, t, int(in_p.sum()), int(in_q.sum()), d, kind, coord,
+                            0 if chosen is None else int(chosen.size)))
+    p_lo, q_hi = _clopper_pearson_ends([c[3] for c in chosen_sets], [c[4] for c in chosen_sets],
+                                       samples, alpha)
+    results = []
+    for (eps, w, t, hits_p, hits_q, d, kind, coord, atoms), lo, hi in zip(chosen_sets, p_lo, q_hi):
         p_hat, q_hat = hits_p / samples, hits_q / samples
-        results.append(AuditResult(float(eps), t, p_hat, q_hat, p_hat - w * q_hat,
-                                   p_lo - w * q_hi, alpha, samples, d, kind, coord,
-                                   0 if chosen is None else int(chosen.size), default))
+        results.append(AuditResult(eps, t, p_hat, q_hat, p_hat - w * q_hat, float(lo) - w * float(hi),
+                                   alpha, samples, d, kind, coord, atoms, default))
     return results if np.ndim(epsilon) else results[0]
 
 

@@ -883,13 +883,15 @@ def dobrushin_coefficient(P) -> np.ndarray:
     Ipsen and Selee's 1-norm coefficient {cite}`ipsen2011`), lies in [0, 1] for a
     stochastic P, and bounds |lambda_2|.  It is the coefficient the literature
     usually calls *the* ergodicity coefficient; Definition 7 is a different one
-    (book, "Stationary distribution and convergence").  Stacks allowed.
+    (book, "Stationary distribution and convergence").  Stacks allowed.  Each unordered
+    pair of rows is compared once (l > i): |a - b| = |b - a| exactly, so the result is
+    the same as over all ordered pairs, bit for bit.
     """
     arr = _square("P", P)
     n = arr.shape[-1]
     best = np.zeros(arr.shape[:-2])
-    for i in range(n):
-        d = np.abs(arr[..., i, None, :] - arr).sum(axis=-1).max(axis=-1)
+    for i in range(n - 1):
+        d = np.abs(arr[..., i + 1:, :] - arr[..., i, None, :]).sum(axis=-1).max(axis=-1)
         best = np.maximum(best, d)
     out = 0.5 * best
     return out if out.ndim else float(out)

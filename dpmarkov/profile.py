@@ -68,9 +68,21 @@ def _pair_profile(eps, c_i, c_j, k, N):
     u = expit((D - eps)/h); 1 - V is Beta(a_i, a_j) under P and Beta(a_i + h, a_j - h)
     under Q, so H = P(1-V < u) - e^eps Q(1-V < u) = P(..) (1 - e^(eps + log Q - log P)).
     """
+    return _pair_profile_at(eps, *_pair_terms(c_i, c_j, k, N))
+
+
+def _pair_terms(c_i, c_j, k, N):
+    """What ``_pair_profile`` needs besides eps: (h, a_i, a_j, D), D the loss data term.
+
+    D costs two ``lgamma_increment`` calls, most of an evaluation at one eps: a root
+    search over eps on one pair computes these once (``_epsilon_one``)."""
     h = k / N
     a_i, a_j = k * c_i / N, k * c_j / N
-    data = lgamma_increment(a_i, h) - lgamma_increment(a_j - h, h)
+    return h, a_i, a_j, lgamma_increment(a_i, h) - lgamma_increment(a_j - h, h)
+
+
+def _pair_profile_at(eps, h, a_i, a_j, data):
+    """``_pair_profile`` from its ``_pair_terms``: the same numbers, bit for bit."""
     eps = np.asarray(eps, float)[:, None]
     log_u = -np.logaddexp(0.0, (eps - data) / h)
     log_p = _log_lower_tail(a_i, a_j, log_u)
@@ -288,9 +300,10 @@ def _root(func, target):
 def _epsilon_one(target, k, N, n, m):
     """epsilon_for_delta for one (delta, k)."""
     c_i, c_j = float(m), float(m + 1 if n >= 3 else N - m)
+    terms = _pair_terms(np.array([c_i]), np.array([c_j]), k, N)
 
     def pair(e):                      # H_e of the pair (m, m+1) or (m, N-m)
-        return _pair_profile(np.array([e]), np.array([c_i]), np.array([c_j]), k, N)[0, 0]
+        return _pair_profile_at(np.array([e]), *terms)[0, 0]
     # the profile at 0 is >= the pair's: search the other pairs only if the pair is <= target
     if pair(0.0) <= target and _profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:
         return 0.0

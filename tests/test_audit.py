@@ -181,3 +181,45 @@ def test_clopper_pearson_far_tail_and_input_policy():
                      ((True, 10, 0.1), TypeError), ((2, 10, float("nan")), ValueError)]:
         with pytest.raises(err, match="successes|trials|alpha"):
             clopper_pearson(*bad)
+
+
+def test_atom_views_equal_every_view_tabled():
+    # _atom_views skips the whole-output table when coordinate 0 has no atom; on samples
+    # with and without repeated outputs (and with a repeated coordinate only) it must give
+    # what tabling every view gives: the same views in the same order, the same arrays
+    from dpmarkov.audit import _atom_table, _atom_views, _keys
+    rng = np.random.default_rng(3)
+    continuous = dm.privatize(W_C, K, rng=rng, size=(2, 3000)) + 0.0
+    shares = continuous.copy()
+    shares[0, ::7] = W_C / W_C.sum()                   # whole outputs repeat (in xp only)
+    coordinate = continuous.copy()
+    coordinate[1, ::5, 2] = 0.25                       # one coordinate repeats, no whole output
+    coord0 = continuous.copy()
+    coord0[0, ::3, 0] = 0.5                            # coordinate 0 repeats, no whole output
+    grid = np.round(continuous * 4) / 4                # a discrete release: everything repeats
+    for xp, xq in (continuous, shares, coordinate, coord0, grid, grid[::-1]):
+        every = {}
+        for coord in [None] + list(range(xp.shape[1])):
+            atoms, fp, fq = _atom_table(_keys(xp, coord), _keys(xq, coord))
+            if atoms.size:
+                every[coord] = (atoms, {"c": fp, "c'": fq})
+        got = _atom_views(xp, xq)
+        assert list(got) == list(every)
+        for coord, (atoms, freq) in every.items():
+            assert np.array_equal(got[coord][0], atoms)
+            assert all(np.array_equal(got[coord][1][d], freq[d]) for d in ("c", "c'"))
+    assert None in _atom_views(*shares) and None not in _atom_views(*coordinate)
+    assert list(_atom_views(*continuous)) == []
+
+
+def test_clopper_pearson_ends_are_clopper_pearson_bit_for_bit():
+    # the audit computes every epsilon's two limits in one vectorised call; each must be the
+    # double clopper_pearson gives alone, including the ends 0 hits (lower 0) and all hits
+    # (upper 1), which a swapped a/b or alpha/2 <-> 1 - alpha/2 would break
+    from dpmarkov.audit import _clopper_pearson_ends
+    for trials, alpha in ((100_000, 1e-3), (1000, 0.05), (7, 0.2)):
+        hits = np.unique(np.r_[0, 1, 2, trials // 3, trials - 1, trials])
+        lo, hi = _clopper_pearson_ends(hits, hits[::-1], trials, alpha)
+        for h, l, g in zip(hits, lo, hi[::-1]):
+            assert (l, g) == clopper_pearson(int(h), trials, alpha)
+        assert lo[0] == 0.0 and hi[0] == 1.0

@@ -373,6 +373,22 @@ def test_dobrushin_is_the_one_norm_coefficient():
     assert np.isclose(dm.dobrushin_coefficient(P), best)
 
 
+def test_dobrushin_over_unordered_pairs_equals_all_ordered_pairs_bit_for_bit():
+    # each pair of rows is compared once (l > i); the maximum over every ordered pair (i, l),
+    # written out here, must be the same double: skipping a pair, the last row or the
+    # first row (an off-by-one in the range) would give a smaller value on some matrix
+    rng = np.random.default_rng(22)
+    for n in (1, 2, 3, 5, 17):
+        S = np.stack([random_chain(rng, n, zeros=0.3) for _ in range(40)]) if n > 1 else \
+            np.ones((40, 1, 1))
+        full = 0.5 * np.abs(S[:, :, None, :] - S[:, None, :, :]).sum(axis=-1).max(axis=(-2, -1))
+        assert np.array_equal(dm.dobrushin_coefficient(S), full)
+        assert all(dm.dobrushin_coefficient(S[t]) == full[t] for t in range(3))
+    # the largest distance between the first and the last row only
+    P = np.array([[1, 0, 0], [0.5, 0.5, 0], [0, 0, 1]], float)
+    assert dm.dobrushin_coefficient(P) == 1.0
+
+
 # --------------------------------------------------------------------------- Algorithm 2
 COUNTS = np.array([[6, 3, 0, 1], [2, 2, 4, 0], [0, 5, 5, 10], [1, 1, 1, 1]], float)
 #: the public support, fixed before the data: here the design whose counts COUNTS are

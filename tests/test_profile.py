@@ -286,3 +286,24 @@ def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
     got = dm.epsilon_for_delta(d, k, N, 2, m)
     assert dm.privacy_profile(got, k, N, 2, m) <= d
     assert e_pair < got <= e_pair * (1 + 1e-5)
+
+
+@pytest.mark.parametrize("d, k, N, n, m", [(1e-6, 20.6, 98, 5, 8), (3e-9, 2.1, 1401, 69, 20),
+                                           (0.05, 60.0, 20, 3, 2), (1e-10, 7.0, 1000, 2, 30)])
+def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k, N, n, m):
+    # the root search evaluates the pair through _pair_terms once and _pair_profile_at per
+    # eps; the root must be the one Brent's method finds on _pair_profile itself, to the
+    # last bit (a changed data term, h or Beta parameter would move it)
+    from scipy.optimize import brentq
+    c_j = float(m + 1 if n >= 3 else N - m)
+    pair = lambda e: pr._pair_profile(np.array([e]), np.array([float(m)]), np.array([c_j]),
+                                      k, N)[0, 0]
+    hi = 1.0
+    while pair(hi) > d:
+        hi *= 2
+    root = brentq(lambda e: pair(e) - d, hi / 2 if hi > 1 else 0.0, hi, xtol=1e-12, rtol=1e-12)
+    assert dm.epsilon_for_delta(d, k, N, n, m) == root
+    eps = np.array([0.0, 0.3, root, 4.0])
+    terms = pr._pair_terms(np.array([float(m)]), np.array([c_j]), k, N)
+    assert np.array_equal(pr._pair_profile_at(eps, *terms),
+                          pr._pair_profile(eps, np.array([float(m)]), np.array([c_j]), k, N))
