@@ -32,9 +32,11 @@ def _series(x, coefficients, first_power):
     """sum_j c_j / x^(first_power + 2 j) for x >= _SERIES_FROM (Horner in 1/x^2)."""
     inv = 1.0 / x
     inv2 = inv * inv          # 1/x^2 without forming x^2 (no overflow for huge x)
-    s = 0.0
-    for c in reversed(coefficients):
-        s = s * inv2 + c
+    # Horner in place (no temporaries on large stacks); the first step 0 * inv2 + c is c
+    s = np.full(np.shape(inv2), coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        s *= inv2
+        s += c
     return s * inv ** first_power
 
 

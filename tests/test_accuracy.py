@@ -284,6 +284,25 @@ def test_remainders_match_mpmath():
             assert float(accuracy._lgamma_remainder(x)) == pytest.approx(float(R), rel=1e-11)
 
 
+def test_series_in_place_horner_is_bit_identical_to_the_plain_horner():
+    # _series evaluates Horner's rule in place; it must give the very doubles of
+    # s = s * inv2 + c started from s = 0 (a skipped or reordered coefficient would not)
+    def plain(x, coefficients, first_power):
+        inv = 1.0 / x
+        inv2 = inv * inv
+        s = 0.0
+        for c in reversed(coefficients):
+            s = s * inv2 + c
+        return s * inv ** first_power
+
+    x = 10 ** np.random.default_rng(3).uniform(1, 300, size=(400, 3))
+    for coefficients, power in ((accuracy._PSI_SERIES, 2), (accuracy._LGAMMA_SERIES, 1)):
+        assert np.array_equal(accuracy._series(x, coefficients, power),
+                              plain(x, coefficients, power))
+        for v in (10.0, 33.3, np.float64(1e6), np.asarray(1e300)):
+            assert accuracy._series(v, coefficients, power) == plain(v, coefficients, power)
+
+
 # ------------------------------------------------------------- input checks --
 
 BAD_C = [
