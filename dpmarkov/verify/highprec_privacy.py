@@ -18,8 +18,16 @@ def _mp(*values):
 
 
 def log_beta(alphas):
-    """log of the multivariate Beta function B(alpha)."""
-    return mp.fsum(mp.loggamma(a) for a in alphas) - mp.loggamma(mp.fsum(alphas))
+    """log of the multivariate Beta function B(alpha).
+
+    log Gamma is evaluated once per distinct alpha (the worst pair repeats m in n - 2
+    categories); the sum still runs over every alpha, so the value is the same.
+    """
+    log_gamma = {}
+    for a in alphas:
+        if a not in log_gamma:
+            log_gamma[a] = mp.loggamma(a)
+    return mp.fsum(log_gamma[a] for a in alphas) - mp.loggamma(mp.fsum(alphas))
 
 
 def epsilon_exact(k, N, n, gamma, min_count):
