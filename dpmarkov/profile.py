@@ -68,9 +68,18 @@ def _pair_profile(eps, c_i, c_j, k, N):
     u = expit((D - eps)/h); 1 - V is Beta(a_i, a_j) under P and Beta(a_i + h, a_j - h)
     under Q, so H = P(1-V < u) - e^eps Q(1-V < u) = P(..) (1 - e^(eps + log Q - log P)).
     """
+    return _pair_tails(eps, *_pair_terms(c_i, c_j, k, N))
+
+
+def _pair_terms(c_i, c_j, k, N):
+    """The parts of ``_pair_profile`` that do not depend on eps: (a_i, a_j, h, D)."""
     h = k / N
     a_i, a_j = k * c_i / N, k * c_j / N
-    data = lgamma_increment(a_i, h) - lgamma_increment(a_j - h, h)
+    return a_i, a_j, h, lgamma_increment(a_i, h) - lgamma_increment(a_j - h, h)
+
+
+def _pair_tails(eps, a_i, a_j, h, data):
+    """``_pair_profile`` from its eps-free terms (``_pair_terms``): the two Beta tails."""
     eps = np.asarray(eps, float)[:, None]
     log_u = -np.logaddexp(0.0, (eps - data) / h)
     log_p = _log_lower_tail(a_i, a_j, log_u)
@@ -288,9 +297,10 @@ def _root(func, target):
 def _epsilon_one(target, k, N, n, m):
     """epsilon_for_delta for one (delta, k)."""
     c_i, c_j = float(m), float(m + 1 if n >= 3 else N - m)
+    terms = _pair_terms(np.array([c_i]), np.array([c_j]), k, N)   # once, not per eps tried
 
     def pair(e):                      # H_e of the pair (m, m+1) or (m, N-m)
-        return _pair_profile(np.array([e]), np.array([c_i]), np.array([c_j]), k, N)[0, 0]
+        return _pair_tails(np.array([e]), *terms)[0, 0]
     # the profile at 0 is >= the pair's: search the other pairs only if the pair is <= target
     if pair(0.0) <= target and _profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:
         return 0.0

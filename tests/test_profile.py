@@ -112,6 +112,25 @@ def test_profile_at_zero_is_total_variation():
         float(hp.hockey_stick(0, c, cp, 20.6)), rel=1e-9)
 
 
+def test_epsilon_for_delta_is_brents_root_of_the_public_pair_divergence():
+    # n >= 3: the inverse is Brent's root of H_eps for the pair (m, m + 1), computed by the
+    # public dm.hockey_stick at every step, bit for bit; epsilon_for_delta forms the eps-free
+    # terms of that pair once per root, so they must be the very terms each evaluation uses
+    from scipy.optimize import brentq
+    N, n, m = 98, 5, 8
+    c, cp = [m, m + 1, 20, 20, 41], [m + 1, m, 20, 20, 41]
+    for k, delta in [(20.6, 1e-3), (60.0, 1e-6), (2.0, 1e-2)]:
+        def h(e):
+            return dm.hockey_stick(e, c, cp, k)
+        assert h(0.0) > delta                 # a root above 0, not the shortcut to 0
+        hi = 1.0
+        while h(hi) > delta:
+            hi *= 2
+        root = brentq(lambda e: h(e) - delta, hi / 2 if hi > 1 else 0.0, hi,
+                      xtol=1e-12, rtol=1e-12)
+        assert dm.epsilon_for_delta(delta, k, N, n, m) == root
+
+
 def test_epsilon_for_delta_round_trip():
     for n in (2, 5):
         for d in (1e-2, 7.3e-4, 1e-9):
