@@ -32,29 +32,40 @@ def _series(x, coefficients, first_power):
     """sum_j c_j / x^(first_power + 2 j) for x >= _SERIES_FROM (Horner in 1/x^2)."""
     inv = 1.0 / x
     inv2 = inv * inv          # 1/x^2 without forming x^2 (no overflow for huge x)
-    s = 0.0
-    for c in reversed(coefficients):
-        s = s * inv2 + c
+    # Horner in place (no temporaries on large stacks); the first step 0 * inv2 + c is c
+    s = np.full(np.shape(inv2), coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        s *= inv2
+        s += c
     return s * inv ** first_power
+
+
+def _by_size(x, series, direct):
+    """series(x) where x >= _SERIES_FROM, direct(x) elsewhere (x as a float array).
+
+    Each formula is evaluated only on the entries it serves; both are elementwise, so the
+    numbers are those of evaluating both everywhere and choosing.
+    """
+    x = np.asarray(x, dtype=float)
+    big = x >= _SERIES_FROM
+    out = np.empty(x.shape)
+    out[big] = series(x[big])
+    small = ~big
+    out[small] = direct(x[small])
+    return out
 
 
 def _psi_minus_log(x):
     """r(x) = psi(x) - log(x) for x > 0, accurate also when psi(x) ~ log(x)."""
-    x = np.asarray(x, dtype=float)
-    big = x >= _SERIES_FROM
-    xs = np.where(big, 1.0, x)
-    xb = np.where(big, x, _SERIES_FROM)
-    return np.where(big, -0.5 / xb - _series(xb, _PSI_SERIES, 2), digamma(xs) - np.log(xs))
+    return _by_size(x, lambda xb: -0.5 / xb - _series(xb, _PSI_SERIES, 2),
+                    lambda xs: digamma(xs) - np.log(xs))
 
 
 def _lgamma_remainder(x):
     """R(x) = log Gamma(x) - [(x - 1/2) log x - x + log(2 pi)/2] for x > 0."""
-    x = np.asarray(x, dtype=float)
-    big = x >= _SERIES_FROM
-    xs = np.where(big, 1.0, x)
-    xb = np.where(big, x, _SERIES_FROM)
-    direct = gammaln(xs) - ((xs - 0.5) * np.log(xs) - xs + 0.5 * np.log(2 * np.pi))
-    return np.where(big, _series(xb, _LGAMMA_SERIES, 1), direct)
+    return _by_size(x, lambda xb: _series(xb, _LGAMMA_SERIES, 1),
+                    lambda xs: gammaln(xs) - ((xs - 0.5) * np.log(xs) - xs
+                                              + 0.5 * np.log(2 * np.pi)))
 
 
 def _scalar_or_array(out):

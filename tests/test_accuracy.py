@@ -284,6 +284,47 @@ def test_remainders_match_mpmath():
             assert float(accuracy._lgamma_remainder(x)) == pytest.approx(float(R), rel=1e-11)
 
 
+def test_series_in_place_horner_is_bit_identical_to_the_plain_horner():
+    # _series evaluates Horner's rule in place; it must give the very doubles of
+    # s = s * inv2 + c started from s = 0 (a skipped or reordered coefficient would not)
+    def plain(x, coefficients, first_power):
+        inv = 1.0 / x
+        inv2 = inv * inv
+        s = 0.0
+        for c in reversed(coefficients):
+            s = s * inv2 + c
+        return s * inv ** first_power
+
+    x = 10 ** np.random.default_rng(3).uniform(1, 300, size=(400, 3))
+    for coefficients, power in ((accuracy._PSI_SERIES, 2), (accuracy._LGAMMA_SERIES, 1)):
+        assert np.array_equal(accuracy._series(x, coefficients, power),
+                              plain(x, coefficients, power))
+        for v in (10.0, 33.3, np.float64(1e6), np.asarray(1e300)):
+            assert accuracy._series(v, coefficients, power) == plain(v, coefficients, power)
+
+
+def test_remainders_evaluated_by_size_are_the_both_and_choose_numbers():
+    # r(x) and R(x) evaluate the series only where x >= 10 and the direct formula only below;
+    # the numbers must be those of evaluating both everywhere and choosing with np.where
+    # (a series used one ulp below 10, or a branch mixed up, would change some of them)
+    from scipy.special import digamma, gammaln
+
+    def chosen(x, series, direct):
+        big = x >= accuracy._SERIES_FROM
+        return np.where(big, series(np.where(big, x, 10.0)), direct(np.where(big, 1.0, x)))
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate([10 ** rng.uniform(-300, 300, 2000), rng.uniform(5, 15, 1993),
+                        [10.0, np.nextafter(10.0, 0), 5e-324, 1.0, 2.0, 1e308, 9.0]]).reshape(-1, 2)
+    psi = chosen(x, lambda v: -0.5 / v - accuracy._series(v, accuracy._PSI_SERIES, 2),
+                 lambda v: digamma(v) - np.log(v))
+    rem = chosen(x, lambda v: accuracy._series(v, accuracy._LGAMMA_SERIES, 1),
+                 lambda v: gammaln(v) - ((v - 0.5) * np.log(v) - v + 0.5 * np.log(2 * np.pi)))
+    assert np.array_equal(accuracy._psi_minus_log(x), psi)
+    assert np.array_equal(accuracy._lgamma_remainder(x), rem)
+    assert accuracy._psi_minus_log(np.float64(12.5)).shape == ()
+
+
 # ------------------------------------------------------------- input checks --
 
 BAD_C = [

@@ -31,6 +31,22 @@ def test_hockey_stick_matches_mpmath_quadrature(c, cp, k, eps):
     assert got == pytest.approx(exact, rel=1e-9, abs=1e-300)
 
 
+@pytest.mark.parametrize("eps", [0.0, 0.3])
+def test_mpmath_hockey_stick_equals_the_mirror_pair_closed_form(eps):
+    # c = (8, 9) -> c' = (9, 8): B ~ Beta(a, b) under c and Beta(b, a) under c', a = 9k/17, and
+    # p/q = (b/(1-b))^(a-b) exceeds e^eps exactly where logit B > eps/(a - b); so
+    # H = (1 - I_t(a, b)) - e^eps (1 - I_t(b, a)) at t = 1/(1 + exp(-eps/(a - b))).  The twin
+    # (root by bisection, quadrature, log-densities shared by p and q) must give it to 30 digits.
+    import mpmath as mp
+    with mp.workdps(hp.DPS):
+        k, e = mp.mpf("20.6"), mp.mpf(str(eps))          # the decimal inputs the twin reads
+        a, b = 9 * k / 17, 8 * k / 17
+        t = 1 / (1 + mp.exp(-e / (a - b)))
+        exact = (1 - mp.betainc(a, b, 0, t, regularized=True)) \
+            - mp.exp(e) * (1 - mp.betainc(b, a, 0, t, regularized=True))
+        assert abs(hp.hockey_stick(eps, [8, 9], [9, 8], 20.6) - exact) < mp.mpf(10) ** -30 * exact
+
+
 @pytest.mark.parametrize("c, cp, k, eps", [([8, 9, 81], [9, 8, 81], 20.6, 0.3),
                                            ([3, 7], [4, 6], 5.0, 0.2),
                                            ([5, 6, 9], [6, 5, 9], 8.0, 0.0)])
@@ -94,6 +110,25 @@ def test_profile_at_zero_is_total_variation():
     c, cp = [8, 9, 81], [9, 8, 81]
     assert dm.privacy_profile(0.0, 20.6, 98, 3, 8) == pytest.approx(
         float(hp.hockey_stick(0, c, cp, 20.6)), rel=1e-9)
+
+
+def test_epsilon_for_delta_is_brents_root_of_the_public_pair_divergence():
+    # n >= 3: the inverse is Brent's root of H_eps for the pair (m, m + 1), computed by the
+    # public dm.hockey_stick at every step, bit for bit; epsilon_for_delta forms the eps-free
+    # terms of that pair once per root, so they must be the very terms each evaluation uses
+    from scipy.optimize import brentq
+    N, n, m = 98, 5, 8
+    c, cp = [m, m + 1, 20, 20, 41], [m + 1, m, 20, 20, 41]
+    for k, delta in [(20.6, 1e-3), (60.0, 1e-6), (2.0, 1e-2)]:
+        def h(e):
+            return dm.hockey_stick(e, c, cp, k)
+        assert h(0.0) > delta                 # a root above 0, not the shortcut to 0
+        hi = 1.0
+        while h(hi) > delta:
+            hi *= 2
+        root = brentq(lambda e: h(e) - delta, hi / 2 if hi > 1 else 0.0, hi,
+                      xtol=1e-12, rtol=1e-12)
+        assert dm.epsilon_for_delta(delta, k, N, n, m) == root
 
 
 def test_epsilon_for_delta_round_trip():

@@ -79,3 +79,15 @@ def test_highprec_twin_equals_the_derived_expression(C, k):
     truth = S.expected_kl_value(Cf, kf, dps=60)
     with mp.workdps(60):
         assert abs(highprec.expected_kl(Cf, kf) - truth) < mp.mpf(10) ** -45 * abs(truth)
+
+
+def test_highprec_expected_kl_is_the_naive_transcription_bit_for_bit():
+    # the twin evaluates psi(k) once instead of once per term; the value must not move at all
+    # (a twin that dropped psi(k), or used psi(k + 1), would differ by far more than one ulp)
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        C, kf = rng.dirichlet(np.ones(int(rng.integers(2, 30)))), 10 ** rng.uniform(-3, 9)
+        with mp.workdps(highprec.DPS):
+            Cm, km = [mp.mpf(str(v)) for v in C], mp.mpf(str(kf))
+            naive = +mp.fsum(v * (mp.log(v) + mp.digamma(km) - mp.digamma(km * v)) for v in Cm)
+        assert highprec.expected_kl(C, kf) == naive

@@ -73,6 +73,17 @@ def test_epsilon_exact_matches_mpmath_twin():
         assert got == pytest.approx(float(hp.epsilon_exact(k, N, n, g, m)), rel=1e-10), (k, N, n, m)
 
 
+def test_mpmath_log_beta_is_the_plain_sum_bit_for_bit():
+    # the twin's log B(alpha) evaluates log Gamma once per distinct alpha; the value must be
+    # the plain fsum over every alpha (a term counted once instead of n - 2 times would differ)
+    import mpmath as mp
+    with mp.workdps(hp.DPS):
+        for counts in ([91, 1, 1, 1, 1, 1, 1, 1], [97, 8, 8, 8, 8], [3, 4], [5, 5, 5]):
+            alphas = [mp.mpf("20.6") * c / 98 for c in counts]
+            plain = mp.fsum(mp.loggamma(a) for a in alphas) - mp.loggamma(mp.fsum(alphas))
+            assert hp.log_beta(alphas) == plain
+
+
 def test_epsilon_corrected_matches_mpmath_twin():
     for k in (20.6, 1e4):
         for n in (2, 3, 5):

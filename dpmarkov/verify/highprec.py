@@ -35,7 +35,8 @@ def expected_kl(C, k):
     with mp.workdps(DPS):
         C = [mp.mpf(str(c)) for c in C]
         k = mp.mpf(str(k))
-        return +mp.fsum(c * (mp.log(c) + mp.digamma(k) - mp.digamma(k * c)) for c in C)
+        psi_k = mp.digamma(k)       # the same for every term: evaluated once (same value)
+        return +mp.fsum(c * (mp.log(c) + psi_k - mp.digamma(k * c)) for c in C)
 
 
 def kl_bound(k, N, n):

@@ -18,8 +18,16 @@ def _mp(*values):
 
 
 def log_beta(alphas):
-    """log of the multivariate Beta function B(alpha)."""
-    return mp.fsum(mp.loggamma(a) for a in alphas) - mp.loggamma(mp.fsum(alphas))
+    """log of the multivariate Beta function B(alpha).
+
+    log Gamma is evaluated once per distinct alpha (the worst pair repeats m in n - 2
+    categories); the sum still runs over every alpha, so the value is the same.
+    """
+    log_gamma = {}
+    for a in alphas:
+        if a not in log_gamma:
+            log_gamma[a] = mp.loggamma(a)
+    return mp.fsum(log_gamma[a] for a in alphas) - mp.loggamma(mp.fsum(alphas))
 
 
 def epsilon_exact(k, N, n, gamma, min_count):
@@ -118,13 +126,15 @@ def hockey_stick(epsilon, counts, counts_prime, k):
 
         log_beta = {ab: mp.log(mp.beta(*ab)) for ab in (p, q)}   # once, not per point
 
-        def log_dens(z, ab):
-            # density of z = logit(B) for B ~ Beta(ab): b^a (1-b)^beta / B(a, beta)
+        def log_dens(z):
+            # densities of z = logit(B) for B ~ Beta(ab): b^a (1-b)^beta / B(a, beta), under c
+            # and under c' (ab = p, q); log b and log(1 - b) are computed once for both
             log_b, log_1mb = -mp.log1p(mp.exp(-z)), -mp.log1p(mp.exp(z))
-            return ab[0] * log_b + ab[1] * log_1mb - log_beta[ab]
+            return [ab[0] * log_b + ab[1] * log_1mb - log_beta[ab] for ab in (p, q)]
 
         def gap(z):
-            return log_dens(z, p) - log_dens(z, q) - eps
+            log_p, log_q = log_dens(z)
+            return log_p - log_q - eps
         lo, hi = mp.mpf(-1), mp.mpf(1)
         while gap(lo) > 0:
             lo *= 2
@@ -132,13 +142,17 @@ def hockey_stick(epsilon, counts, counts_prime, k):
             hi *= 2
         for _ in range(400):
             mid = (lo + hi) / 2
+            if mid == lo or mid == hi:    # lo, hi adjacent: further steps leave (lo + hi)/2 = mid
+                break
             if gap(mid) < 0:
                 lo = mid
             else:
                 hi = mid
         start = (lo + hi) / 2
         # mp.quad's stopping rule is absolute: scale the integrand to order one first
-        scale = log_dens(start, p)
-        return +(mp.exp(scale) * mp.quad(
-            lambda z: mp.exp(log_dens(z, p) - scale) - mp.exp(eps + log_dens(z, q) - scale),
-            [start, start + 1, start + 10, mp.inf]))
+        scale = log_dens(start)[0]
+
+        def integrand(z):
+            log_p, log_q = log_dens(z)
+            return mp.exp(log_p - scale) - mp.exp(eps + log_q - scale)
+        return +(mp.exp(scale) * mp.quad(integrand, [start, start + 1, start + 10, mp.inf]))
