@@ -93,17 +93,15 @@ def _m_for_eps(target, eta, n):
     return brentq(f, 2.0, 1e4, xtol=1e-6)
 
 
-def _taxi_pairs():
-    """What eqs. (6)-(7) say about each of the paper's taxi (eps, delta) pairs (n_i = 65).
+def _taxi_pair(eps_, delta_):
+    """What eqs. (6)-(7) say about one of the paper's taxi (eps, delta) pairs (n_i = 65):
+    (2.68, 0.0214), (3.73, 3e-6) or (3.73, 6e-6).
 
     Not cached, so that a change of eq. (6) or (7) shows up in every check that uses it.
     """
-    out = {}
-    for eps_, delta_ in ((2.68, 0.0214), (3.73, 3e-6), (3.73, 6e-6)):
-        e_ = _eta_for_delta(delta_, 65)
-        m_ = _m_for_eps(eps_, e_, 65)
-        out[(eps_, delta_)] = dict(eta=e_, m=m_, N_row=m_ / e_, delta_14=_delta_star(e_, 65, 1.4))
-    return out
+    e_ = _eta_for_delta(delta_, 65)
+    m_ = _m_for_eps(eps_, e_, 65)
+    return dict(eta=e_, m=m_, N_row=m_ / e_, delta_14=_delta_star(e_, 65, 1.4))
 
 
 ILLUSTRATIVE_GRADES = np.array([30, 33, 19, 8, 8.0])     # N = 98, every count >= 8 (intro)

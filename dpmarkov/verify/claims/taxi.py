@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import privacy, _checks
 from ._core import TAXI_N_PAPER, TAXI_GAMMA, TAXI, _claim, agrees
-from ._shared import (brentq, _delta_star, _eta_for_delta, _m_for_eps, _taxi, _taxi_eps, _taxi_pairs,
+from ._shared import (brentq, _delta_star, _eta_for_delta, _m_for_eps, _taxi, _taxi_eps, _taxi_pair,
                       _taxi_tv)
 
 
@@ -23,7 +23,7 @@ def _sec62_268():
     d_max = _delta_star(m / TAXI_N_PAPER, 69)
     e69 = _eta_for_delta(0.0214, 69)
     need = _m_for_eps(2.68, e69, 69) / e69
-    need65 = _taxi_pairs()[(2.68, 0.0214)]["N_row"]
+    need65 = _taxi_pair(2.68, 0.0214)["N_row"]
     e265 = _eta_for_delta(0.0214, 265)
     need265 = _m_for_eps(2.68, e265, 265) / e265
     return (dict(max_delta_possible=d_max, trips_needed_in_one_row=need,
@@ -53,7 +53,7 @@ def _sec62_design():
         "consistent with eqs. (6)-(7)", TAXI)
 def _sec62_strongest():
     d = _sec62_268()[0]["max_delta_possible"]
-    p = _taxi_pairs()[(3.73, 3e-6)]
+    p = _taxi_pair(3.73, 3e-6)
     return dict(max_delta_at_2_68=d, delta_14_from_3e_6=p["delta_14"]), d < 0.0214 and p["m"] > 2
 
 
@@ -71,7 +71,7 @@ def _sec62_N():
         "consistent with eqs. (6)-(7): a row whose rarest transition has ~10 trips gives it, "
         "and the grid step 1.4 k_min then gives (5.19, 5e-9)", TAXI, support="computation")
 def _sec62_373():
-    p = _taxi_pairs()[(3.73, 3e-6)]
+    p = _taxi_pair(3.73, 3e-6)
     return dict(rarest_count=p["m"], trips_in_row=p["N_row"], delta_at_1_4_k_min=p["delta_14"]), \
         agrees(p["m"], "10") and p["N_row"] < TAXI_N_PAPER and agrees(p["delta_14"], "5e-9")
 
@@ -81,7 +81,7 @@ def _sec62_373():
         "the level 1.4 of the paper's grid, where delta is 4.8e-9 ~ 5e-9", TAXI,
         support="computation")
 def _sec62_519():
-    p = _taxi_pairs()[(3.73, 3e-6)]
+    p = _taxi_pair(3.73, 3e-6)
     e, m, N_row = p["eta"], p["m"], p["N_row"]
     s = brentq(lambda s: privacy.epsilon_paper(s * 1.5 / e, e, round(N_row), 65, TAXI_GAMMA) - 5.19,
                1.0, 3.0)
@@ -96,7 +96,7 @@ def _sec62_519():
         "1.3e-8, not the reported 5e-9, while 3e-6 gives 4.8e-9: 3e-6 is the consistent value",
         TAXI)
 def _intro_6e6():
-    p3, p6 = _taxi_pairs()[(3.73, 3e-6)], _taxi_pairs()[(3.73, 6e-6)]
+    p3, p6 = _taxi_pair(3.73, 3e-6), _taxi_pair(3.73, 6e-6)
     return (dict(delta_14_from_3e_6=p3["delta_14"], delta_14_from_6e_6=p6["delta_14"]),
             agrees(p6["delta_14"], "1.3e-8") and agrees(p3["delta_14"], "4.8e-9"))
 
@@ -106,7 +106,7 @@ def _intro_6e6():
         "agrees with Section 6.2 (E[TV] = 0.017) and with eqs. (6)-(7); disagrees with the "
         "introduction's 6e-6", TAXI)
 def _concl():
-    p = _taxi_pairs()[(3.73, 3e-6)]
+    p = _taxi_pair(3.73, 3e-6)
     return (dict(delta_at_1_4_k_min=p["delta_14"], rarest_count=p["m"]),
             agrees(p["delta_14"], "5e-9") and p["N_row"] < TAXI_N_PAPER)
 
