@@ -21,6 +21,7 @@ setup() {
   local stamp="$VENV/.installed" want
   want="$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
   if [ -x "$PY" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    compile_package
     return
   fi
   echo "== setting up $VENV (one time; see setup.log) =="
@@ -33,6 +34,14 @@ setup() {
     "$PY" -m pip install --no-deps -e .
   } >setup.log 2>&1 || { tail -n 40 setup.log; echo "setup failed: see setup.log" >&2; exit 1; }
   echo "$want" >"$stamp"
+  compile_package
+}
+
+compile_package() {
+  # the package's bytecode, written once for the many Python processes of a run (notebook
+  # kernels, test workers, the build), which would each compile it again where the
+  # environment sets PYTHONDONTWRITEBYTECODE (0.1 s each); stale files are rewritten
+  "$PY" -m compileall -q dpmarkov >/dev/null
 }
 
 build_book() {  # $1: output folder; further args go to jupyter-book

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 out="$(mktemp -d)"
+.venv/bin/python -m compileall -q dpmarkov >/dev/null     # as ./run.sh does before every command
 echo "== load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "== 1. book build (stored outputs, niced) beside nbval on book/*.ipynb"
