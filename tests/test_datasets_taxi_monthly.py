@@ -1,5 +1,6 @@
 """The monthly taxi counts (dpmarkov/datasets/taxi_monthly.py) agree with the yearly file."""
 import numpy as np
+import pytest
 
 from dpmarkov.datasets import load_taxi_counts
 from dpmarkov.datasets.taxi_monthly import load_taxi_monthly_counts
@@ -15,7 +16,8 @@ def test_months_sum_to_the_yearly_counts():
     assert counts.sum() == 301_456          # PROVENANCE-taxi.md: Manhattan -> Manhattan trips
 
 
-def test_one_split_equals_one_trip_counts_call_per_month():
+@pytest.mark.parametrize("borough", ["Manhattan", "Brooklyn"])
+def test_one_split_equals_one_trip_counts_call_per_month(borough):
     # the loader reads the file once and splits the months by one bincount; the direct route
     # (one trip_counts call per month on that month's rows) must give the same int64 arrays:
     # a wrong month order, a month index off by one or a dropped row would differ
@@ -23,7 +25,7 @@ def test_one_split_equals_one_trip_counts_call_per_month():
     from importlib import resources
     from dpmarkov.datasets.taxi import trip_counts
 
-    months, counts, zones = load_taxi_monthly_counts()
+    months, counts, zones = load_taxi_monthly_counts(borough)
     path = resources.files("dpmarkov.datasets") / "data" / "taxi_trip_counts_monthly.csv.gz"
     with resources.as_file(path) as p:
         table = pd.read_csv(p)
@@ -32,6 +34,6 @@ def test_one_split_equals_one_trip_counts_call_per_month():
     for t, (year, month) in enumerate(direct):
         part = table[(table["year"] == year) & (table["month"] == month)]
         expected, zones_t = trip_counts(part["PULocationID"], part["DOLocationID"],
-                                        weights=part["trips"])
+                                        weights=part["trips"], borough=borough)
         assert counts[t].dtype == expected.dtype and np.array_equal(counts[t], expected)
         assert zones_t.equals(zones)

@@ -35,13 +35,15 @@ def load_taxi_monthly_counts(borough="Manhattan"):
     keys, t = np.unique(12 * year + (month - 1), return_inverse=True)   # time order
     months = [(int(k // 12), int(k % 12) + 1) for k in keys]
     _, zones = trip_counts(table["PULocationID"], table["DOLocationID"],
-                               weights=table["trips"], borough=borough)
+                           weights=table["trips"], borough=borough)
     loc = zones["LocationID"].to_numpy(np.int64)
     pu = table["PULocationID"].to_numpy(np.int64)
     do = table["DOLocationID"].to_numpy(np.int64)
     inside = np.isin(pu, loc) & np.isin(do, loc)
     n = loc.size
-    cell = (t[inside] * n + np.searchsorted(loc, pu[inside])) * n + np.searchsorted(loc, do[inside])
+    state = np.zeros(loc.max() + 1, dtype=np.int64)     # zone id -> state (row of zones)
+    state[loc] = np.arange(n)
+    cell = (t[inside] * n + state[pu[inside]]) * n + state[do[inside]]
     flat = np.bincount(cell, weights=table["trips"].to_numpy(float)[inside],
                        minlength=len(months) * n * n)
     return months, np.rint(flat).astype(np.int64).reshape(len(months), n, n), zones
