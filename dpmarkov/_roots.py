@@ -22,6 +22,26 @@ import numpy as np
 _MAX_STEPS = 400
 
 
+def push_upper_end(f, lo, f_lo, hi, advance, *, limit=None):
+    """For f increasing in x with f(lo) <= 0: move each bracket [lo, hi] up until f(hi) > 0.
+
+    ``f(x, idx)`` as in ``root_on_safe_side``; ``lo``, ``f_lo`` (= f(lo)) and ``hi`` are
+    float arrays, updated in place.  Where f(hi) <= 0, lo takes hi's place and value and
+    hi becomes ``advance(hi)``; an hi beyond ``limit`` raises ValueError.  Returns
+    (lo, f_lo, hi, f_hi), ready for ``root_on_safe_side``.
+    """
+    f_hi = np.empty(lo.shape)
+    idx = np.arange(lo.size)
+    while idx.size:
+        f_hi[idx] = f(hi[idx], idx)
+        idx = idx[f_hi[idx] <= 0]
+        lo[idx], f_lo[idx] = hi[idx], f_hi[idx]
+        hi[idx] = advance(hi[idx])
+        if limit is not None and np.any(hi[idx] > limit):
+            raise ValueError("no upper bracket for k")
+    return lo, f_lo, hi, f_hi
+
+
 def root_on_safe_side(f, a, b, fa, fb, *, rtol, xtol=0.0):
     """x with f(x) <= 0 next to the root of f, for every element, by the Illinois method.
 

@@ -298,8 +298,8 @@ def _bernoulli_exp(gen, num, den: int):
 #: gamma = 1 passes its j-th test with probability 1/j, so it reaches K > j with
 #: probability 1/j!, which is the event W < 20!/j! for every j <= 20 (nested events of
 #: exactly these probabilities).  ``_FACTORIAL_CUTS`` holds 20!/j!, j = 20, ..., 1.
-_FACTORIAL_CUTS = np.array([factorial(20) // factorial(j) for j in range(20, 0, -1)], np.int64)
 _CUT = {j: factorial(20) // factorial(j) for j in range(1, 21)}
+_FACTORIAL_CUTS = np.array([_CUT[j] for j in range(20, 0, -1)], np.int64)
 
 
 def _bernoulli_exp1(gen, size: int) -> np.ndarray:
@@ -851,20 +851,10 @@ def _largest_feasible_log_k(gap, lo, f_lo, hi, step, *, limit=None):
     side, never violating the target, and within 1e-10 of the crossing in log k (k
     within a relative 1e-10).  Shared by both calibrations.
     """
-    from ._roots import root_on_safe_side
+    from ._roots import push_upper_end, root_on_safe_side
     lo, f_lo = np.array(lo, float), np.array(f_lo, float)
     hi = np.array(np.broadcast_to(hi, lo.shape), float)
-    f_hi = np.empty(lo.shape)
-    rows = np.arange(lo.size)
-    while rows.size:
-        f = gap(hi[rows], rows)
-        f_hi[rows] = f
-        up = f <= 0
-        rows = rows[up]
-        lo[rows], f_lo[rows] = hi[rows], f[up]
-        hi[rows] += step
-        if limit is not None and np.any(hi[rows] > limit):  # pragma: no cover
-            raise ValueError("no upper bracket for k")
+    lo, f_lo, hi, f_hi = push_upper_end(gap, lo, f_lo, hi, lambda x: x + step, limit=limit)
     return root_on_safe_side(gap, lo, hi, f_lo, f_hi, rtol=0.0, xtol=_LOG_K_WIDTH)
 
 

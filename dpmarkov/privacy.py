@@ -290,7 +290,7 @@ def _k_for(bound, epsilon_target, eta, N, n, gamma):
     All elements are solved together (``_roots.root_on_safe_side``): the bracket
     [k_min, 2 k_min] is doubled until bound exceeds the target, then narrowed.
     """
-    from ._roots import root_on_safe_side
+    from ._roots import push_upper_end, root_on_safe_side
     target = _checks.positive("epsilon", epsilon_target)
     eta = _checks.eta_ok(eta)
     N = _checks.integer_at_least("N", N, 2)
@@ -312,14 +312,8 @@ def _k_for(bound, epsilon_target, eta, N, n, gamma):
             f"epsilon={t[i]!r} is below epsilon_star={f_lo[i] + t[i]:.6g}, the smallest epsilon "
             f"Theorem 1 gives for eta={e[i]!r}, N={NN[i]:.0f}, n={nn[i]:.0f}, "
             f"gamma={g[i]!r} (Assumption 4: k >= 3/(2*eta))")
-    hi, f_hi = 2 * lo, np.empty(t.size)
-    idx = every
-    while idx.size:                                  # double until bound(hi) > target
-        f_hi[idx] = f(hi[idx], idx)
-        low = f_hi[idx] <= 0
-        lo[idx[low]], f_lo[idx[low]] = hi[idx[low]], f_hi[idx[low]]
-        hi[idx[low]] *= 2
-        idx = idx[low]
+    # double k until bound(hi) > target
+    lo, f_lo, hi, f_hi = push_upper_end(f, lo, f_lo, 2 * lo, lambda k: 2 * k)
     out = root_on_safe_side(f, lo, hi, f_lo, f_hi, rtol=1e-13).reshape(shape)
     return out if out.ndim else float(out)
 
