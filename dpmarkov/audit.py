@@ -96,17 +96,14 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
     alpha = _checks.scalar("alpha", alpha)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} must be in (0, 1)")
-    lo = 0.0 if successes == 0 else betaincinv(successes, trials - successes + 1, alpha / 2)
-    hi = 1.0 if successes == trials else betainccinv(successes + 1, trials - successes,
-                                                     alpha / 2)
+    lo, hi = _clopper_pearson_ends(successes, successes, trials, alpha)
     return float(lo), float(hi)
 
 
 def _clopper_pearson_ends(hits_p, hits_q, trials, alpha):
     """The lower ``clopper_pearson`` limit of each count in hits_p and the upper limit of
-    each in hits_q, from one ``betaincinv`` and one ``betainccinv`` call for all of them
-    (they work element by element: the same doubles as one ``clopper_pearson`` call per
-    count)."""
+    each in hits_q (checked whole counts), from one ``betaincinv`` and one ``betainccinv``
+    call for all of them: ``clopper_pearson``'s formula, and the audit's for every epsilon."""
     hp, hq = np.asarray(hits_p, float), np.asarray(hits_q, float)
     lo = betaincinv(np.where(hp == 0, 1.0, hp), trials - hp + 1, alpha / 2)   # 0 hits: 0
     hi = betainccinv(hq + 1, np.where(hq == trials, 1.0, trials - hq), alpha / 2)
