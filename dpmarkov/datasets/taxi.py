@@ -194,15 +194,27 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
             raise ValueError(f"weights contains {w[w > MAX_TRIPS][0]!r}: at most 2**53 trips per "
                              "pair are counted exactly")
     loc = states["LocationID"].to_numpy(np.int64)
-    inside = np.isin(ids["pickup"], loc) & np.isin(ids["dropoff"], loc)
-    i = np.searchsorted(loc, ids["pickup"][inside])
-    j = np.searchsorted(loc, ids["dropoff"][inside])
+    return _state_counts(loc, ids["pickup"], ids["dropoff"], w)[0], states
+
+
+def _state_counts(loc, pickup, dropoff, weights, layer=None, layers=1):
+    """Trips per (layer, pickup state, drop-off state), an int64 array (layers, n, n).
+
+    ``loc`` holds the states' zone ids, sorted (state i is ``loc[i]``); ``pickup``,
+    ``dropoff`` and ``weights`` are checked trips (``trip_counts``), ``layer`` an index
+    below ``layers`` per trip (default: one layer).  Trips that leave the states are
+    dropped; each cell is one ``bincount`` sum, refused above 2**53.
+    """
+    inside = np.isin(pickup, loc) & np.isin(dropoff, loc)
+    i = np.searchsorted(loc, pickup[inside])
+    j = np.searchsorted(loc, dropoff[inside])
     n = loc.size
-    flat = np.bincount(i * n + j, weights=w[inside], minlength=n * n)
+    cell = i * n + j if layer is None else (layer[inside] * n + i) * n + j
+    flat = np.bincount(cell, weights=weights[inside], minlength=layers * n * n)
     if np.any(flat > MAX_TRIPS):
         raise ValueError(f"weights add up to {flat.max():.4g} trips for one pair: at most 2**53 "
                          "are counted exactly (a larger count would be rounded or wrap around)")
-    return np.rint(flat).astype(np.int64).reshape(n, n), states
+    return np.rint(flat).astype(np.int64).reshape(layers, n, n)
 
 
 @_checks.public(finite=False)

@@ -12,7 +12,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from .taxi import trip_counts
+from .taxi import _state_counts, trip_counts
 
 _DATA = resources.files("dpmarkov.datasets") / "data"
 
@@ -25,9 +25,9 @@ def load_taxi_monthly_counts(borough="Manhattan"):
     month t from zone i to zone j within ``borough`` (69 zones for Manhattan), and
     ``zones`` the zone table of the borough (row i is state i), as ``trip_counts`` gives.
     The file is read once and ``trip_counts`` checks every zone id and trip count of
-    all months in one call; the months are then split by one ``bincount`` over
-    (month, pickup, drop-off), the same counts as one ``trip_counts`` call per month
-    (a test compares the two).  Book: chapter "Many releases".
+    all months in one call; the months are then counted by its counting step with the
+    month as a layer (one ``bincount`` over (month, pickup, drop-off)), the same counts as
+    one ``trip_counts`` call per month (a test compares the two).  Book: chapter "Many releases".
     """
     with resources.as_file(_DATA / "taxi_trip_counts_monthly.csv.gz") as path:
         table = pd.read_csv(path)
@@ -35,15 +35,9 @@ def load_taxi_monthly_counts(borough="Manhattan"):
     keys, t = np.unique(12 * year + (month - 1), return_inverse=True)   # time order
     months = [(int(k // 12), int(k % 12) + 1) for k in keys]
     _, zones = trip_counts(table["PULocationID"], table["DOLocationID"],
-                           weights=table["trips"], borough=borough)
-    loc = zones["LocationID"].to_numpy(np.int64)
-    pu = table["PULocationID"].to_numpy(np.int64)
-    do = table["DOLocationID"].to_numpy(np.int64)
-    inside = np.isin(pu, loc) & np.isin(do, loc)
-    n = loc.size
-    state = np.zeros(loc.max() + 1, dtype=np.int64)     # zone id -> state (row of zones)
-    state[loc] = np.arange(n)
-    cell = (t[inside] * n + state[pu[inside]]) * n + state[do[inside]]
-    flat = np.bincount(cell, weights=table["trips"].to_numpy(float)[inside],
-                       minlength=len(months) * n * n)
-    return months, np.rint(flat).astype(np.int64).reshape(len(months), n, n), zones
+                           weights=table["trips"], borough=borough)     # checks every row
+    counts = _state_counts(zones["LocationID"].to_numpy(np.int64),
+                           table["PULocationID"].to_numpy(np.int64),
+                           table["DOLocationID"].to_numpy(np.int64),
+                           table["trips"].to_numpy(float), t, len(months))
+    return months, counts, zones
