@@ -321,10 +321,11 @@ def check_support_border(counts: np.ndarray, eta_rows: np.ndarray) -> None:
     """
     with np.errstate(over="ignore"):
         N = counts.sum(axis=1)
+    slack = 1 - _checks.REL_SLACK             # the rounding policy of ``min_count``
     if np.all(np.isfinite(N)):
-        low = (counts > 0) & (counts < eta_rows[:, None] * N[:, None] * (1 - 1e-12))
+        low = (counts > 0) & (counts < eta_rows[:, None] * N[:, None] * slack)
     else:
-        low = (counts > 0) & (_checks.proportions(counts) < eta_rows[:, None] * (1 - 1e-12))
+        low = (counts > 0) & (_checks.proportions(counts) < eta_rows[:, None] * slack)
     if np.any(low):
         i, j = (int(v) for v in np.argwhere(low)[0])
         raise ValueError(

@@ -152,7 +152,7 @@ def _lean_inputs(counts, support, k, eta, gamma):
             low = None
         if not (N.min() > 0 and N.max() < 2.0 ** 53):
             return None
-        border = eta_rows * N * (1 - 1e-12)    # as check_support_border
+        border = eta_rows * N * (1 - _checks.REL_SLACK)    # as check_support_border
         if not (border > 0).all():
             return None
         if low is None:         # dense: nonzero exactly on the support, none below its border
