@@ -40,7 +40,7 @@ from scipy.special import betainc, betaincc, betainccinv, betaincinv, expit, ndt
 
 from . import _checks
 from .baselines import _rng
-from .loss import adjacent_indices
+from .loss import _adjacent_indices
 from .mechanism import privatize
 
 #: the two orders of the inputs: "c" means P = law of M(c), Q = law of M(c').
@@ -118,10 +118,7 @@ def log_ratio_statistic(counts, counts_adjacent):
     inputs is used, not the mechanism's density.  s = +inf or -inf where one of the
     two coordinates is 0, and s = 0 where both are (no evidence either way).
     """
-    try:
-        i, j = adjacent_indices(counts, counts_adjacent)
-    except ValueError as err:
-        raise ValueError(str(err).replace("counts_prime", "counts_adjacent")) from None
+    i, j = _adjacent_indices(counts, counts_adjacent, "counts_adjacent")
 
     def statistic(x):
         xi, xj = x[..., i], x[..., j]
@@ -357,7 +354,7 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
         raise ValueError("result comes from a custom statistic: only the default "
                          "log-ratio statistic's sets have a closed form")
     k = float(_checks.positive("k", k))
-    i, j = adjacent_indices(counts, counts_adjacent)
+    i, j = _adjacent_indices(counts, counts_adjacent, "counts_adjacent")
     c = np.asarray(counts, float)
     cp = np.asarray(counts_adjacent, float)
     if min(c[i], c[j], cp[i], cp[j]) <= 0:

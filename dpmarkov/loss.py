@@ -28,15 +28,21 @@ def adjacent_indices(counts, counts_prime):
     Raises ``ValueError`` unless the two count vectors have the same length and the
     same total N and differ by one record moved from category j to category i.
     """
+    return _adjacent_indices(counts, counts_prime, "counts_prime")
+
+
+def _adjacent_indices(counts, counts_prime, prime_name):
+    """``adjacent_indices`` with the caller's name for the second vector in its messages
+    (the audit's functions call it ``counts_adjacent``)."""
     c = _checks.counts_array("counts", counts)
-    cp = _checks.counts_array("counts_prime", counts_prime)
+    cp = _checks.counts_array(prime_name, counts_prime)
     if c.ndim != 1 or cp.shape != c.shape:
-        raise ValueError(f"counts (shape {c.shape}) and counts_prime (shape {cp.shape}) must be "
+        raise ValueError(f"counts (shape {c.shape}) and {prime_name} (shape {cp.shape}) must be "
                          "two count vectors of the same length")
     diff = cp - c
     up, down = np.flatnonzero(diff == 1), np.flatnonzero(diff == -1)
     if len(up) != 1 or len(down) != 1 or np.count_nonzero(diff) != 2:
-        raise ValueError(f"counts={c.tolist()} and counts_prime={cp.tolist()} are not adjacent: "
+        raise ValueError(f"counts={c.tolist()} and {prime_name}={cp.tolist()} are not adjacent: "
                          "adjacent count vectors differ by one record moving between two "
                          "categories, N fixed (Definition 3)")
     return int(up[0]), int(down[0])

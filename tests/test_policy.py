@@ -1,7 +1,7 @@
 """The input policy of issue 10, section 2, over the WHOLE public API (property-based).
 
-Every public function (each name in ``dpmarkov.__all__``, ``dpmarkov.baselines`` and the
-loaders of ``dpmarkov.datasets``), for every input, returns a finite, in-domain result or
+Every public function (each name in ``dpmarkov.__all__``, ``dpmarkov.baselines``, the
+loaders of ``dpmarkov.datasets`` and the audit's helpers in ``dpmarkov.audit``), for every input, returns a finite, in-domain result or
 raises ``ValueError`` / ``TypeError`` whose message names the parameter.  No warning may
 escape (the calls run with every warning raised as an error) and no other exception type.
 
@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dpmarkov as dm
+import dpmarkov.audit as au
 import dpmarkov.baselines as bl
 import dpmarkov.datasets as ds
 
@@ -72,6 +73,10 @@ VALID = {
     "kl_divergence": ((C3 / 75, ADJ3 / 75), {}),
     # audit (h3)
     "audit_hockey_stick": ((C3, ADJ3, 1.0), {"k": 20.0, "samples": 200, "rng": 0}),
+    "au.clopper_pearson": ((3, 50, 0.01), {}),
+    "au.log_ratio_statistic": ((C3, ADJ3), {}),
+    "au.chosen_set_divergence": ((dm.audit_hockey_stick(C3, ADJ3, 1.0, k=20.0, samples=200,
+                                                        rng=0), C3, ADJ3, 20.0), {}),
     # simplex and mechanism
     "check_assumption_3": ((C3, 0.2), {}),
     "count_vector": ((C3,), {}),
@@ -181,6 +186,8 @@ ALIASES = {"epsilon_target": "epsilon"}
 
 
 def _function(name):
+    if name.startswith("au."):
+        return getattr(au, name[3:])
     if name.startswith("bl."):
         return getattr(bl, name[3:])
     if name.startswith("ds."):
@@ -193,6 +200,8 @@ def _public_names():
     names += ["bl." + n for n in dir(bl) if not n.startswith("_")
               and inspect.isfunction(getattr(bl, n)) and getattr(bl, n).__module__ == bl.__name__]
     names += ["ds." + n for n in ds.__all__]
+    names += ["au." + n for n in dir(au) if not n.startswith("_") and n not in dm.__all__
+              and inspect.isfunction(getattr(au, n)) and getattr(au, n).__module__ == au.__name__]
     return names
 
 
@@ -279,6 +288,7 @@ def _simplex(x) -> bool:
 
 #: In-domain checks on top of finiteness, for the functions whose range is known.
 DOMAIN = {
+    "au.clopper_pearson": lambda r: _probability(r) and r[0] <= r[1],
     "delta": _probability, "exit_probability_union": _probability,
     "exit_probability_exact": _probability, "hockey_stick": _probability,
     "privacy_profile": _probability, "tail_bound": _probability,
