@@ -4,7 +4,8 @@
   (nbval only tests what it is pointed at, so an unlisted notebook would go untested);
 - each notebook was executed top to bottom: code-cell execution counts are 1..n;
 - no stored output is an error;
-- every {prf:ref} target is a label defined somewhere in the book.
+- every {prf:ref} target is a label defined somewhere in the book;
+- code cells are plain Python, so the build may highlight them with Python's lexer.
 """
 from __future__ import annotations
 
@@ -56,6 +57,21 @@ def test_executed_in_order_without_errors(path):
     for cell in code:
         for out in cell.get("outputs", []):
             assert out.get("output_type") != "error", f"{path.name}: stored error {out.get('ename')}"
+
+
+#: What IPython's lexer reads differently from Python's: a magic or shell escape at the start
+#: of a line, or a help request (a line ending in ``?``, even inside a comment).
+IPYTHON_ONLY = re.compile(r"^\s*[%!]|\?\s*$", re.MULTILINE)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_code_cells_are_plain_python(path):
+    """_ext/dpmarkov_book.py highlights the ``ipython3`` cells with Pygments' Python lexer."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            hit = IPYTHON_ONLY.search(cell.source)
+            assert hit is None, f"{path.name}, cell {i}: IPython syntax {hit.group(0)!r}"
 
 
 LABEL = re.compile(r":label:\s*([\w-]+)")
