@@ -5,10 +5,12 @@
 - each notebook was executed top to bottom: code-cell execution counts are 1..n;
 - no stored output is an error;
 - every {prf:ref} target is a label defined somewhere in the book;
-- code cells are plain Python, so the build may highlight them with Python's lexer.
+- code cells are plain Python, so the build may highlight them with Python's lexer, and
+  every name a chapter imports is used (an unused import still costs its kernel the import).
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -72,6 +74,23 @@ def test_code_cells_are_plain_python(path):
         if cell.cell_type == "code":
             hit = IPYTHON_ONLY.search(cell.source)
             assert hit is None, f"{path.name}, cell {i}: IPython syntax {hit.group(0)!r}"
+
+
+#: The first cell of every chapter (scripts/import_guard.py) imports dpmarkov only to fail early.
+IMPORT_GUARD = "# dpmarkov import guard"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_import_is_used(path):
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in nb.cells
+                     if c.cell_type == "code" and not c.source.startswith(IMPORT_GUARD))
+    tree = ast.parse(code)
+    imported = {alias.asname or alias.name     # "import a.b" loads a submodule: not checked
+                for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                for alias in node.names if alias.asname or "." not in alias.name}
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    assert imported <= used, f"{path.name} imports {sorted(imported - used)} without using it"
 
 
 LABEL = re.compile(r":label:\s*([\w-]+)")
