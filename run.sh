@@ -90,6 +90,8 @@ case "$cmd" in
     # process for reuse.  They change where memory comes from, never a result; other C
     # libraries ignore them (benchmarks/README.md)
     export MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824
+    # each notebook kernel collects garbage less often (tests/kernel_startup.py)
+    export PYTHONSTARTUP="$PWD/tests/kernel_startup.py"
     status=0
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
     # niced: it fills the cores the tests leave idle

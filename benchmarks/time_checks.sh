@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 export MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824   # as ./run.sh test
+export PYTHONSTARTUP="$PWD/tests/kernel_startup.py"                           # as ./run.sh test
 out="$(mktemp -d)"
 .venv/bin/python -m compileall -q dpmarkov >/dev/null     # as ./run.sh does before every command
 echo "== load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
