@@ -1,6 +1,6 @@
 """Book-wide Sphinx extension of the dpmarkov book (issue 14, "the reader's book").
 
-Loaded from _config.yml (``sphinx.local_extensions``).  It does five things:
+Loaded from _config.yml (``sphinx.local_extensions``).  It does six things:
 
 1. **Macros from one definition.**  ``macros.tex`` (top level) is the only place the
    book's macros are defined; :func:`read_macros` parses it and the extension writes
@@ -31,6 +31,7 @@ Loaded from _config.yml (``sphinx.local_extensions``).  It does five things:
 """
 from __future__ import annotations
 
+import gc
 import importlib
 import inspect
 import json
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.statemachine import StringList
+from pygments.lexers import PythonLexer
 from sphinx.util.docutils import SphinxDirective
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -441,7 +443,7 @@ def _share_doctrees():
     (while writing) calls ``env.get_doctree`` on the target's page for every numbered
     reference, only to read the target node (its type and its id for the number).  Each
     ``get_doctree`` call unpickles the whole page again: about 10 s of the build's CPU with
-    about 150 references, and 2-3 s more for the figure numbers.  Both only read the
+    about 150 references, and about 1.3 s more for the figure numbers.  Both only read the
     nodes, so they share one unpickled copy per page; every other ``get_doctree`` caller
     (such as writing a page, which transforms its doctree) still gets a fresh copy.
     """
@@ -500,9 +502,6 @@ GC_THRESHOLDS = (50_000, 20, 100)
 
 
 def setup(app):
-    import gc
-
-    from pygments.lexers import PythonLexer
     gc.set_threshold(*GC_THRESHOLDS)
     app.add_lexer(CODE_CELL_LEXER, PythonLexer)
     _share_doctrees()
