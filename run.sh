@@ -81,17 +81,7 @@ case "$cmd" in
     # show verified outputs) and the unit tests run; the reader tests then inspect the
     # built pages.  The build runs beside the tests to use both cores.
     echo "== book build from the stored outputs (warnings as errors), beside the tests =="
-    # two test workers and the build share the cores: one BLAS thread each (OpenBLAS spins
-    # while it waits, so more threads than cores only burn CPU)
-    export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-    # glibc hands freed blocks above 128 KB back to the system and takes them again with fresh
-    # page faults, which are slow on virtual machines (stationary_distribution on the taxi
-    # chapter's 1,000 chains: 0.19-0.25 s, 0.12-0.14 s with these): keep freed memory in each
-    # process for reuse.  They change where memory comes from, never a result; other C
-    # libraries ignore them (benchmarks/README.md)
-    export MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824
-    # each notebook kernel collects garbage less often (tests/kernel_startup.py)
-    export PYTHONSTARTUP="$PWD/tests/kernel_startup.py"
+    . scripts/test_env.sh        # BLAS threads, allocator and garbage collector of the run
     status=0
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
     # niced: it fills the cores the tests leave idle

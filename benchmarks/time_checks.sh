@@ -6,9 +6,7 @@
 # Run from the project root after ./run.sh has set up .venv:  bash benchmarks/time_checks.sh [--pair-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-export MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824   # as ./run.sh test
-export PYTHONSTARTUP="$PWD/tests/kernel_startup.py"                           # as ./run.sh test
+. scripts/test_env.sh                                      # as ./run.sh test
 out="$(mktemp -d)"
 .venv/bin/python -m compileall -q dpmarkov >/dev/null     # as ./run.sh does before every command
 echo "== load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
