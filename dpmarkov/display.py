@@ -44,7 +44,7 @@ def glue(name: str, variable, display: bool = True) -> None:
     MIME bundle, with ``GLUE_PREFIX`` before each type when ``display`` is False, and the
     metadata ``{"scrapbook": {"name": name, "mime_prefix": prefix}}``.  myst_nb's own
     function imports nbformat and docutils into the kernel, about 0.3 s per chapter; this
-    one needs IPython only.  ``tests/test_api.py`` compares the two outputs.
+    one needs IPython only.  ``tests/test_display.py`` compares the two outputs.
     """
     from IPython.core.formatters import format_display_data
     from IPython.display import display as show

@@ -1,9 +1,10 @@
 """The input policy of issue 10, section 2, over the WHOLE public API (property-based).
 
 Every public function (each name in ``dpmarkov.__all__``, ``dpmarkov.baselines``, the
-loaders of ``dpmarkov.datasets`` and the audit's helpers in ``dpmarkov.audit``), for every input, returns a finite, in-domain result or
-raises ``ValueError`` / ``TypeError`` whose message names the parameter.  No warning may
-escape (the calls run with every warning raised as an error) and no other exception type.
+loaders of ``dpmarkov.datasets`` and the audit's helpers in ``dpmarkov.audit``), for every
+input, returns a finite, in-domain result or raises ``ValueError`` / ``TypeError`` whose
+message names the parameter.  No warning may escape (the calls run with every warning raised
+as an error) and no other exception type.
 
 How: each function has one valid call (``VALID``).  Hypothesis replaces ONE argument of it
 by an extreme or malformed value: NaN, +-inf, subnormals, +-1e308, 0, negatives, huge

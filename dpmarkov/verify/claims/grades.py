@@ -95,9 +95,10 @@ def _sec61_kl():
     allowed = bruteforce.composition_array(98, 5, GRADE_MIN_COUNT)
     # eq. (8) is a sum over the categories, so it depends on the multiset of counts only:
     # evaluate it once per sorted count vector (a few thousand), then spread to all
-    keys = np.sort(allowed, axis=1) @ 99 ** np.arange(5)
-    _, where, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    kl = accuracy.expected_kl(np.sort(allowed[where], axis=1) / 98.0, 20.6)[inverse]
+    multisets = np.sort(allowed, axis=1)
+    _, where, inverse = np.unique(multisets @ 99 ** np.arange(5), return_index=True,
+                                  return_inverse=True)
+    kl = accuracy.expected_kl(multisets[where] / 98.0, 20.6)[inverse]
     share = float(np.mean(np.round(kl, 3) == 0.103))
     return (dict(count_vectors=len(allowed), share_rounding_to_0_103=share,
                  smallest=float(kl.min()), largest=float(kl.max())),
