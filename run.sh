@@ -90,8 +90,11 @@ case "$cmd" in
     ) >_build/book-build.log 2>&1 &
     build=$!
     echo "== unit tests and nbval on every notebook (each executed once) =="
+    start_kernel_forkserver      # the notebooks' kernels, forked (scripts/test_env.sh)
+    trap stop_kernel_forkserver EXIT
     # the notebooks first: the longest items start early and short unit tests fill the end
-    "$PY" -m pytest -n 2 --dist loadfile book/*.ipynb tests --nbval \
+    # shellcheck disable=SC2086  # NBVAL_KERNEL is an option and its value, or nothing
+    "$PY" -m pytest -n 2 --dist loadfile book/*.ipynb tests --nbval $NBVAL_KERNEL \
       --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider \
       --ignore tests/test_reader.py || status=$?
     wait "$build" || { status=1; tail -n 40 _build/book-build.log; echo "book build failed" >&2; }

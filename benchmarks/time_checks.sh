@@ -19,11 +19,15 @@ start=$(date +%s%N)
     --all -W -n --keep-going >"$out/build.log" 2>&1 ) &
 build=$!
 TIMEFORMAT="   nbval: %R s wall, %U s user + %S s system CPU"
-time .venv/bin/python -m pytest -q -n 2 --dist loadfile book/*.ipynb --nbval \
+start_kernel_forkserver                                    # as ./run.sh test
+trap stop_kernel_forkserver EXIT
+# shellcheck disable=SC2086
+time .venv/bin/python -m pytest -q -n 2 --dist loadfile book/*.ipynb --nbval $NBVAL_KERNEL \
   --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider >"$out/nbval.log" 2>&1 \
   || { tail -n 20 "$out/nbval.log"; exit 1; }
 wait "$build" || { tail -n 20 "$out/build.log"; exit 1; }
 echo "   book build and nbval both done after $(( ($(date +%s%N) - start) / 1000000 )) ms"
+stop_kernel_forkserver
 
 [ "${1:-}" = "--pair-only" ] && exit 0
 echo "== 2. ./run.sh test"

@@ -13,3 +13,25 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 export MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824
 # Each notebook kernel collects garbage less often (tests/kernel_startup.py).
 export PYTHONSTARTUP="$PWD/tests/kernel_startup.py"
+# nbval's notebook kernels are forked from one server that has imported ipykernel, numpy,
+# scipy, matplotlib, sympy and mpmath once (scripts/kernel_forkserver.py; about 30 s of CPU
+# less over the book).  A notebook sees what a fresh kernel gives it
+# (tests/test_kernel_forkserver.py), and nbval compares every output with the stored one.
+# start_kernel_forkserver starts the server (its socket, kernelspec and log in a new folder
+# KERNEL_FORKS) and sets NBVAL_KERNEL, nbval's option naming the kernel; stop_kernel_forkserver
+# ends it.  Without the server a kernel starts as an ordinary one.
+start_kernel_forkserver() {
+  KERNEL_FORKS="$(mktemp -d)"
+  export JUPYTER_PATH="$KERNEL_FORKS${JUPYTER_PATH:+:$JUPYTER_PATH}"
+  ( cd book && exec ../.venv/bin/python ../scripts/kernel_forkserver.py serve \
+      "$KERNEL_FORKS/socket" "$KERNEL_FORKS" ) >"$KERNEL_FORKS/server.log" 2>&1 &
+  KERNEL_FORKSERVER=$!
+  NBVAL_KERNEL="--nbval-kernel-name dpmarkov-forked"
+  local spec="$KERNEL_FORKS/kernels/dpmarkov-forked/kernel.json" _
+  for _ in $(seq 100); do [ -f "$spec" ] && return 0; sleep 0.05; done
+  NBVAL_KERNEL=""                  # no kernelspec after 5 s: nbval's ordinary kernels
+}
+stop_kernel_forkserver() {
+  kill "$KERNEL_FORKSERVER" 2>/dev/null || true
+  rm -rf "$KERNEL_FORKS"
+}

@@ -1,0 +1,222 @@
+"""Notebook kernels for the test run, forked from one process that has imported the libraries once.
+
+Each nbval kernel of ``./run.sh test`` is a fresh Python that imports ipykernel, numpy, scipy,
+matplotlib, sympy and mpmath before its notebook's first cell has done anything (about 1.4 s
+of CPU per chapter on average, 30 s over the book).  This script imports them once, in a
+server, and forks each notebook's kernel from that untouched process:
+
+    python scripts/kernel_forkserver.py serve SOCKET KERNELS_DIR       # ./run.sh test starts it
+    python scripts/kernel_forkserver.py launch SOCKET CONNECTION_FILE  # the kernelspec's command
+
+``serve`` writes the kernelspec ``dpmarkov-forked`` into KERNELS_DIR/kernels (KERNELS_DIR goes
+on ``JUPYTER_PATH``), listens on the Unix socket SOCKET, imports ``PRELOAD`` and then, for each
+connection, forks a child that runs an ordinary IPython kernel (``ipykernel.kernelapp``).
+``launch`` is the process jupyter_client starts and watches: it hands the child its working
+directory, environment, arguments and standard streams, relays the signals jupyter_client
+sends (interrupt, terminate) and exits when the child does; a child whose launcher is killed
+exits too.  When no server answers, or the kernel's working directory or environment is not
+the server's, ``launch`` becomes an ordinary kernel itself.
+
+What a notebook can observe is what a fresh kernel gives it, and tests/test_kernel_forkserver.py
+compares the two: the working directory, environment, ``sys.argv``, ``sys.path``, signal
+handlers, threads, start-up file (``PYTHONSTARTUP``), matplotlib backend, pandas' display
+options, the names in the notebook's namespace, warnings, figures, and fresh OS entropy for the
+global generators of ``random`` and numpy.  What differs: the libraries of ``PRELOAD`` are
+already in ``sys.modules`` (each chapter still imports what it uses into its namespace), the
+kernel has one more daemon thread (the one that ends it with its launcher), and the kernels of
+one run share Python's string-hash seed.  Each notebook runs in a process of its own, forked
+from the server and never from another notebook's kernel, and nbval compares every output
+with the one a fresh kernel stored.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+
+#: The kernelspec's name, given to nbval with ``--nbval-kernel-name``.
+KERNEL_NAME = "dpmarkov-forked"
+
+#: What the server imports.  A library belongs here only if its import decides nothing from
+#: its surroundings beyond the environment and working directory, which the server shares with
+#: its kernels.  Hence not pandas (it sets display.max_columns at import from whether it runs
+#: in an IPython kernel: 20 there, the terminal's width elsewhere), not matplotlib's inline
+#: backend (its import registers the figure display with the running IPython shell), and not
+#: dpmarkov, the package under test, which each chapter imports itself.
+PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.debugger", "numpy",
+           "scipy.special", "scipy.linalg", "scipy.optimize", "scipy.stats", "scipy.integrate",
+           "scipy.sparse.csgraph", "matplotlib.pyplot", "sympy", "mpmath")
+
+#: Environment variables that may differ between the server and its kernels: jupyter_client's
+#: (JPY_*), pytest's (PYTEST_*; COLUMNS and LINES in xdist's workers) and the shell's (PWD,
+#: OLDPWD, _).  None of the preloaded libraries reads them at import, and each kernel sees its
+#: own values; any other difference gives an ordinary kernel (``_shared_environment``).
+PER_KERNEL_PREFIXES = ("JPY_", "PYTEST_")
+PER_KERNEL_NAMES = ("COLUMNS", "LINES", "PWD", "OLDPWD", "_")
+
+_HEADER = 8                                      # bytes of a request's length prefix
+
+
+def launch(path: str, connection_file: str) -> None:
+    """The kernel process jupyter_client starts: a forked kernel's stand-in, or an ordinary kernel."""
+    argv = [_launcher_file(), "-f", connection_file]
+    server, pid = _request_kernel(path, argv)
+    if pid is None:                              # no server, or not this kernel's surroundings
+        os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *argv[1:]])
+
+    def relay(signum, _frame):
+        os.kill(pid, signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(signum, relay)
+    while server.recv(4096):                     # the kernel holds the other end until it exits
+        pass
+
+
+def serve(path: str, kernels_dir: str) -> None:
+    """Write the kernelspec, listen, import ``PRELOAD``, then fork a kernel per request, forever.
+
+    The socket listens before the imports, so that the first kernels wait for them instead of
+    starting as ordinary ones.
+    """
+    import gc
+    import importlib
+    import threading
+
+    _write_kernelspec(kernels_dir, path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    before = dict(os.environ)
+    surroundings = (os.getcwd(), _shared_environment(before))
+    # what ipykernel sets before a kernel's code runs; matplotlib reads it at import
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    for name in PRELOAD:
+        importlib.import_module(name)
+    # and what the imports set (debugpy: PYDEVD_USE_FRAME_EVAL), for each kernel to set again
+    imported = {k: v for k, v in os.environ.items() if before.get(k) != v}
+    if "matplotlib_inline.backend_inline" in sys.modules or threading.active_count() != 1:
+        sys.exit("kernel_forkserver: the preloaded libraries imported the inline backend or "
+                 "started a thread: a forked kernel would not be a fresh one")
+    gc.collect()
+    gc.freeze()                                  # keep the preloaded objects shared after fork
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)    # the system reaps the kernels
+    print("kernel_forkserver: ready", flush=True)
+    while True:
+        conn, _ = listener.accept()
+        request, fds = _read_request(conn)
+        theirs = (request["cwd"], _shared_environment(request["env"]))
+        if theirs != surroundings:
+            differ = sorted(k for k in theirs[1].keys() | surroundings[1].keys()
+                            if theirs[1].get(k) != surroundings[1].get(k))
+            print(f"kernel_forkserver: a kernel in {theirs[0]} (server: {surroundings[0]}), "
+                  f"environment differing in {differ}, starts as an ordinary kernel",
+                  file=sys.stderr, flush=True)
+            conn.sendall(b"0\n")
+        elif os.fork() == 0:
+            listener.close()
+            _become_kernel(conn, request, fds, imported)     # never returns
+        conn.close()
+        for fd in fds:
+            os.close(fd)
+
+
+def _become_kernel(conn: socket.socket, request: dict, fds: list[int], imported: dict) -> None:
+    """In the forked child: take on the launcher's process state, then run an IPython kernel."""
+    import atexit
+    import random
+    import threading
+
+    import numpy as np
+
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.setsid()                                  # jupyter_client starts kernels in a new session
+    for target, fd in enumerate(fds):            # the launcher's stdin, stdout and stderr
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.environ.update(imported)
+    sys.argv = request["argv"]
+    if sys.path[0] == os.path.dirname(os.path.abspath(__file__)):
+        del sys.path[0]                          # python -m ipykernel_launcher leaves no such entry
+    random.seed()                                # fresh OS entropy, as a fresh import draws
+    np.random.seed()
+    conn.sendall(f"{os.getpid()}\n".encode())
+
+    def exit_with_launcher():
+        while conn.recv(4096):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=exit_with_launcher, name="kernel_forkserver launcher watch",
+                     daemon=True).start()
+    from ipykernel import kernelapp
+    try:
+        # parent_handle's default is read from JPY_PARENT_PID when ipykernel is imported,
+        # in the server, where it is unset: the kernel's own value is passed
+        kernelapp.launch_new_instance(argv=sys.argv[1:],
+                                      parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0))
+    finally:
+        atexit._run_exitfuncs()                  # as a kernel's own interpreter ends
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+def _request_kernel(path: str, argv: list[str]) -> tuple[socket.socket, int | None]:
+    """Ask the server at ``path`` for a kernel: (the connection, the kernel's pid or None)."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.connect(path)
+        request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
+        socket.send_fds(server, [len(request).to_bytes(_HEADER, "big") + request], [0, 1, 2])
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = server.recv(1)
+            if not chunk:                        # the server ended before answering
+                return server, None
+            line += chunk
+    except OSError:
+        return server, None
+    return server, int(line) or None
+
+
+def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    size = int.from_bytes(data[:_HEADER], "big")
+    data = data[_HEADER:]
+    while len(data) < size:
+        data += conn.recv(size - len(data))
+    return json.loads(data), fds
+
+
+def _shared_environment(env) -> dict:
+    """The environment without the per-kernel variables: what the server and its kernels share."""
+    return {k: v for k, v in env.items()
+            if not k.startswith(PER_KERNEL_PREFIXES) and k not in PER_KERNEL_NAMES}
+
+
+def _launcher_file() -> str:
+    """A fresh kernel's sys.argv[0]: the path of ipykernel's launcher module (found, not imported)."""
+    import importlib.util
+    return importlib.util.find_spec("ipykernel_launcher").origin
+
+
+def _write_kernelspec(kernels_dir: str, path: str) -> None:
+    spec_dir = os.path.join(kernels_dir, "kernels", KERNEL_NAME)
+    os.makedirs(spec_dir, exist_ok=True)
+    spec = {"argv": [sys.executable, os.path.abspath(__file__), "launch", path,
+                     "{connection_file}"],
+            "display_name": "Python 3 (forked for the tests)", "language": "python",
+            "metadata": {"debugger": True}, "kernel_protocol_version": "5.5"}
+    with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
+        json.dump(spec, f, indent=1)
+
+
+if __name__ == "__main__":
+    mode, *args = sys.argv[1:]
+    {"launch": launch, "serve": serve}[mode](*args)

@@ -1,0 +1,188 @@
+"""The test run's forked notebook kernels (scripts/kernel_forkserver.py) behave as fresh ones.
+
+``./run.sh test`` gives nbval kernels forked from a server that has imported the libraries
+once.  These tests start such a server and compare what a notebook can observe in a forked
+kernel with what it observes in an ordinary fresh kernel: a preloaded library that decides
+something at import from its surroundings (pandas preloaded gives display.max_columns 0
+instead of 20), a kernel setting read from the environment at import (without
+``parent_handle`` the forked kernel prints a banner and has no parent poller), or a
+shared random state would fail here.  Then the machinery: interrupts reach the kernel, a
+killed launcher takes its kernel with it, and without a server the launcher is an ordinary
+kernel.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+jupyter_client = pytest.importorskip("jupyter_client")
+from jupyter_client.kernelspec import KernelSpecManager  # noqa: E402
+from jupyter_client.manager import KernelManager  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "scripts" / "kernel_forkserver.py"
+BOOK = ROOT / "book"
+FORKED = "dpmarkov-forked"
+
+# What a notebook can observe about its kernel; printed as one JSON line.
+PROBE = r"""
+import gc, json, os, random, signal, sys, threading, warnings
+import numpy as np
+import pandas as pd
+import matplotlib
+import matplotlib.pyplot as plt
+warnings.warn("from the notebook", DeprecationWarning)
+facts = {
+    "path": sys.path, "argv0": sys.argv[0], "argc": len(sys.argv), "cwd": os.getcwd(),
+    # named threads, and those named after their function (not the numbered ones' numbers);
+    # the forked kernel's one extra thread, named kernel_forkserver..., is left out
+    "threads": sorted(t.name.split(" (")[-1] for t in threading.enumerate()
+                      if not t.name.startswith(("Thread-", "kernel_forkserver")) or "(" in t.name),
+    "pollers": sum(type(t).__name__ == "ParentPollerUnix" for t in threading.enumerate()),
+    "signals": [str(signal.getsignal(s)) for s in
+                (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE, signal.SIGHUP)],
+    "session_leader": os.getsid(0) == os.getpid(),
+    "gc": gc.get_threshold(),
+    "env": sorted(k for k in os.environ if not k.startswith(("PYTEST_", "JPY_"))),
+    "parent": os.environ.get("JPY_PARENT_PID"),
+    "max_columns": pd.get_option("display.max_columns"),
+    "backend": matplotlib.get_backend(),
+    "main": sorted(k for k in globals() if not k.startswith("_")),
+    "random": [random.random(), float(np.random.random())],
+}
+print(json.dumps(facts))
+plt.plot([0, 1])
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A fork server in book/ (where nbval runs the kernels), as ./run.sh test starts it."""
+    scratch = tmp_path_factory.mktemp("forks")
+    socket_path = scratch / "sock"
+    proc = subprocess.Popen([sys.executable, str(SERVER), "serve", str(socket_path), str(scratch)],
+                            cwd=BOOK, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    said = ""
+    while "kernel_forkserver: ready" not in said:        # after the preloaded imports
+        line = proc.stdout.readline()
+        assert line, said                                 # the server ended
+        said += line
+    yield scratch
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def start(name, scratch=None):
+    """A kernel of kernelspec ``name`` run in book/, with its manager and a ready client."""
+    specs = KernelSpecManager()
+    if scratch is not None:
+        specs.kernel_dirs.insert(0, str(scratch / "kernels"))
+    km = KernelManager(kernel_name=name, kernel_spec_manager=specs)
+    km.start_kernel(cwd=str(BOOK))
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=60)
+    return km, kc
+
+
+def run(kc, code, timeout=60):
+    """(stdout text, stderr text, MIME types displayed, the reply's status) of one cell."""
+    out, err, shown = [], [], []
+
+    def hook(msg):
+        content = msg["content"]
+        if msg["msg_type"] == "stream":
+            (out if content["name"] == "stdout" else err).append(content["text"])
+        elif msg["msg_type"] in ("display_data", "execute_result"):
+            shown.extend(sorted(content["data"]))
+
+    reply = kc.execute_interactive(code, output_hook=hook, timeout=timeout)
+    return "".join(out), "".join(err), shown, reply["content"]["status"]
+
+
+def probe(name, scratch=None):
+    km, kc = start(name, scratch)
+    try:
+        out, err, shown, status = run(kc, PROBE)
+        assert status == "ok", err
+        return json.loads(out), err, shown
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_a_forked_kernel_looks_like_a_fresh_one(server):
+    fresh, fresh_err, fresh_shown = probe("python3")
+    forked, forked_err, forked_shown = probe(FORKED, server)
+    other, _, _ = probe(FORKED, server)
+    # fresh OS entropy in each kernel, for random and for numpy's global generator
+    assert all(a != b for a, b in zip(forked["random"], other["random"]))
+    for facts in (fresh, forked):
+        del facts["random"]
+        del facts["parent"]
+    assert forked == fresh
+    assert fresh["pollers"] == 1 and fresh["max_columns"] == 20      # the probe sees them
+    # the warning names the cell's file, /tmp/ipykernel_<pid>/<hash>.py
+    assert (re.sub(r"ipykernel_\d+", "", forked_err) == re.sub(r"ipykernel_\d+", "", fresh_err)
+            and "from the notebook" in fresh_err)
+    assert forked_shown == fresh_shown and "image/png" in fresh_shown
+
+
+def test_an_interrupt_reaches_the_forked_kernel(server):
+    km, kc = start(FORKED, server)
+    try:
+        kc.execute("import time; time.sleep(60)")
+        time.sleep(1.0)
+        km.interrupt_kernel()
+        reply = kc.get_shell_msg(timeout=20)
+        assert reply["content"]["status"] == "error"
+        assert reply["content"]["ename"] == "KeyboardInterrupt"
+        assert run(kc, "print(6 * 7)")[0] == "42\n"          # and it goes on
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_a_killed_launcher_takes_its_kernel_with_it(server):
+    km, kc = start(FORKED, server)
+    pid = int(run(kc, "import os; print(os.getpid())")[0])
+    launcher = km.provisioner.process.pid
+    assert pid != launcher
+    kc.stop_channels()
+    os.kill(launcher, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.1)
+    assert not _alive(pid)
+    km.cleanup_resources()
+
+
+def test_without_a_server_the_launcher_is_an_ordinary_kernel(tmp_path):
+    spec = tmp_path / "kernels" / FORKED
+    spec.mkdir(parents=True)
+    argv = [sys.executable, str(SERVER), "launch", str(tmp_path / "no-server"), "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps(
+        {"argv": argv, "display_name": "forked", "language": "python"}))
+    km, kc = start(FORKED, tmp_path)
+    try:
+        out = run(kc, "import os; print(os.getpid())")[0]
+        assert int(out) == km.provisioner.process.pid        # the launcher itself, exec'd
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
