@@ -795,30 +795,31 @@ def _guard_loses(k, n, h, x0, x1, x2, x3):
     inc(x2) + T and the guard V1 = inc(x1) - inc(x3) + T, with the same output term T, so
     G = V0 - V1 = [inc(x0) - inc(x1)] + [inc(x3) - inc(x2)].  d/dt inc(t) = psi(t + h) -
     psi(t) is positive and decreasing in t (psi' > 0 decreasing), and 1/z < psi'(z) <
-    1/z + 1/z^2, so for 0 < a <= b: inc(b) - inc(a) >= h (b - a)/(b + h) and
-    inc(a) - inc(b) >= -(b - a) h psi'(a) >= -(b - a) h (1/a)(1 + 1/a).  Hence, where
-    x0 > x1 >= x3 >= 1 (x1 >= x3 holds on ``pairs``, big - 1 >= m),
+    1/z + 1/z^2, so for 0 < a <= b: inc(b) - inc(a) >= (b - a)(psi(b + h) - psi(b)) >=
+    h (b - a)/(b + h) and inc(a) - inc(b) >= -(b - a)(psi(a + h) - psi(a)) >= -(b - a) h
+    (1/a)(1 + 1/a).  Hence, where x0 > x1 >= x3 >= 1 (checked here: gap > 0 gives x0 > x1),
         G / h >= (x0 - x1)/(x0 + h) - 2 max(x2 - x3, 0)/x3 =: gap.
-    The outward values: out0 >= V0 (the soundness of ``_outward``), and the guard's
-    out1 = v1 + E1 + 4u|v1| (three roundings) with |v1 - V1| <= E1 + u|v1| (the same
-    bounds) gives out1 <= V1 + 2.01 E1 + 7u V1 (V1 > 0: inc(x1) >= inc(x3), T > 0).  Bounds,
-    for k < 1e300 and x3 >= 1: x_j + 10 + h <= k (1 + u)^2 + 10 (big <= N), so
-    L_j = log(x_j + 10 + h) <= 691; |scaled_j| <= L_j + 0.58 (psi >= psi(1) > -0.58 on
-    [1, inf), psi(z) < log z) <= 1.25 L_j (L_j >= log 11); each increment bound
-    64u h (2 L_j + |scaled_j|) <= 208.1 u h L_j, with a factor 1 + 2^-39 for the roundings
-    and logarithms; |log gamma| <= 745.2 and |log1p(-(n-1) gamma)| < log n <= 710
-    (gamma < 1/n), so the output term's bound is <= 1455.3 (n + 8) u h and E1 <=
-    (2.877e5 + 1455.4 (n + 8)) u h; V1 <= h (691 + 0.58 + 1455.2) = 2147 h.  So
+    The outward values: out0 >= V0 (the soundness of ``_outward``); the guard's float value
+    v1 has |v1 - V1| <= E1 (1 + 3u) + u |v1| (the same bounds, E1 their float sum), so
+    out1 = v1 + E1 + 4u |v1| (three roundings) <= V1 + 2.01 E1 + 7u |V1|.  Bounds, for
+    k < 1e300 and x1 >= x3 >= 1: x_j + 10 + h <= k (1 + u)^2 + 10 (big <= N), so
+    L_j = log(x_j + 10 + h) <= 691; psi >= psi(1) > -0.58 on [1, inf) and psi(z) < log z,
+    so |scaled_j| <= L_j (L_j >= log 11) up to the kernel's error and each increment bound
+    64u h (2 L_j + |scaled_j|) <= 208.1 u h L_j (a factor 1 + 2^-39 covers the roundings
+    and logarithms); |log gamma| <= 745.2 and |log1p(-(n-1) gamma)| <= 37 (1 - (n-1) gamma
+    is at least 2^-53 as a float, or eq. (6) is not finite and is refused), so the output
+    term's bound is <= 1455.3 (n + 8) u h and E1 <= (2.877e5 + 1455.4 (n + 8)) u h;
+    |V1| <= |inc(x1)| + |inc(x3)| + |T| <= h (691 + 691 + 782.2) < 2165 h.  So
     out1 - V1 <= (6.17e5 + 2925.4 n) u h < (6.9e-11 + 3.3e-13 n) h, and
-        gap > 1e-10 + 1e-12 n   (computed; its own rounding is below 1e-15 since
-    both of its terms are at most 1 where it passes) gives G > out1 - V1, so
-    out1 < V1 + G = V0 <= out0: max(out0, out1) is out0, bit for bit.  NaN or infinite
-    inputs fail the comparison (the guard is then evaluated, as before).  Most rows with
-    n >= 4 pass (x0 - x1 = k ((n-1) m/N - 2 eta) ~ k eta (n - 3)); rows with n <= 3, where the
-    guard may win by an ulp (eta N whole), do not.
+        gap > 1e-10 + 1e-12 n   (as computed; its own rounding is below 1e-15, since both
+    of its terms are at most 1 where it passes) gives G > out1 - V1, so
+    out1 < V1 + G = V0 <= out0: max(out0, out1) is out0, bit for bit.  NaN inputs fail the
+    comparisons (the guard is then evaluated, as before).  Most rows with n >= 4 pass
+    (x0 - x1 = k ((n-1) m/N - 2 eta) ~ k eta (n - 3)); rows with n <= 3, where the guard may
+    win by an ulp (eta N whole), do not.
     """
     gap = (x0 - x1) / (x0 + h) - 2.0 * np.maximum(x2 - x3, 0.0) / x3
-    return (gap > 1e-10 + 1e-12 * n) & (x3 >= 1.0) & (k < 1e300)
+    return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 >= 1.0) & (k < 1e300)
 
 
 def _output_term_error(h, n, gamma, logs=None):
