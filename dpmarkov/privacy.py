@@ -116,9 +116,9 @@ def _mean_digamma(x, h, *, step_positive=False):
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         x0 = x if step_positive else x + np.minimum(h, 0.0)  # step 1
         low_mask = x0 < _SERIES_FROM
-        low = np.flatnonzero(low_mask)
+        low = low_mask.nonzero()[0]
         pair = np.empty((2, x.size))                         # y, y + h; then b, a
-        y = np.add(x, np.where(low_mask, float(_SHIFT), 0.0), out=pair[0])
+        y = np.add(x, low_mask * float(_SHIFT), out=pair[0])  # x + 10 or x + 0 = x
         t = h / y                                            # step 2
         np.add(y, h, out=pair[1])
         b, a = ba = np.divide(1.0, pair)                     # b = 1/y, a = 1/(y + h)
@@ -165,22 +165,25 @@ def _scaled_difference(h, sx, sy):
     where a product overflows (k near the float maximum)."""
     with np.errstate(over="ignore", invalid="ignore"):
         direct = h * sx - h * sy
-        bad = ~np.isfinite(direct)
-        if bad.any():
-            direct = np.where(bad, h * (sx - sy), direct)
+        if not np.isfinite(direct).all():
+            direct = np.where(np.isfinite(direct), direct, h * (sx - sy))
     return np.asarray(direct, float)
 
 
-def _increment_error(x, h, scaled):
+def _increment_error(x, h, scaled, *, step_positive=False):
     """An upper bound on the absolute error of h * lgamma_increment_scaled(x, h) = h * scaled.
 
     For either sign of h, ``lgamma_increment_scaled`` is P - S (S = 0 without the shift) with absolute error at
     most 40u (P + S).  P is Stirling's mean of psi over [y, y + h], y <= x + 10, and psi(z)
     < log z, so 0 < P < L = log(x + 10 + max(h, 0)); hence P + S = 2P - (P - S) <= 2L +
     |scaled|.  The bound 64u |h| (2L + |scaled|) also covers the product by h and the
-    subtraction of two such terms (a few u of |h scaled| each).
+    subtraction of two such terms (a few u of |h scaled| each).  ``step_positive=True``
+    promises h > 0 (then max(h, 0) = |h| = h: the same numbers, two operations fewer).
     """
     with np.errstate(over="ignore"):
+        if step_positive:
+            level = 2.0 * np.log(x + 10.0 + h) + np.abs(scaled)
+            return (64.0 * _U * h) * level
         level = 2.0 * np.log(x + 10.0 + np.maximum(h, 0.0)) + np.abs(scaled)
         return (64.0 * _U * np.abs(h)) * level
 
@@ -188,8 +191,8 @@ def _increment_error(x, h, scaled):
 def _finite(name, out, k):
     """A privacy number that exceeds the float range is an error naming k, never inf or NaN."""
     out = np.asarray(out, float)
-    bad = ~np.isfinite(out)
-    if np.any(bad):
+    if not np.isfinite(out).all():
+        bad = ~np.isfinite(out)
         raise ValueError(
             f"k={_checks._first_bad(np.asarray(k, float), bad)!r} gives {name} beyond the "
             "largest float (1.8e308): no release can use it; choose a smaller k")
@@ -222,9 +225,18 @@ def _design(k, eta, N, n, gamma, *, assumption_4=True):
     return k, eta, N, n, gamma
 
 
-def _output_term(h, n, gamma):
-    """sup over Omega_1 of h*(log x_j - log x_i) = h log((1-(n-1)gamma)/gamma): eq. (6)'s second term."""
-    return h * (np.log1p(-(n - 1) * gamma) - np.log(gamma))
+def _output_term(h, n, gamma, logs=None):
+    """sup over Omega_1 of h*(log x_j - log x_i) = h log((1-(n-1)gamma)/gamma): eq. (6)'s second term.
+
+    ``logs``: ``_output_logs(n, gamma)`` when the caller has them already (the same numbers).
+    """
+    l1, l2 = _output_logs(n, gamma) if logs is None else logs
+    return h * (l1 - l2)
+
+
+def _output_logs(n, gamma):
+    """(log1p(-(n-1) gamma), log gamma), the two logarithms of eq. (6)'s second term."""
+    return np.log1p(-(n - 1) * gamma), np.log(gamma)
 
 
 def _eq6_interval_ok(eta, N, where=True):
@@ -618,13 +630,14 @@ def _flat_design(k, eta, N, n, gamma):
                    for v in (k, eta, N, n, gamma)]
 
 
-def _delta_union(k, eta, N, n, gamma):
+def _delta_union(k, eta, N, n, gamma, m=None):
     """eq. (7) with Boole's bound at ``worst_counts``, on checked flat arrays (``delta``'s core).
 
     One broadcast evaluation: (n-1) Beta tails at the minimum count m plus the one at
-    N - (n-1) m, capped at 1.
+    N - (n-1) m, capped at 1.  ``m``: ``min_count(eta, N)`` when the caller has it already.
     """
-    m = _checks.min_count(eta, N)
+    if m is None:
+        m = _checks.min_count(eta, N)
     big = N - (n - 1) * m
     with np.errstate(all="ignore"):
         small = betainc(k * m / N, k * (1 - m / N), gamma)
@@ -729,47 +742,96 @@ def _sound_epsilon(k, eta, N, n, gamma):
     return _eq6_outward(k, eta, N, n, gamma, m, N >= n * m + 1)
 
 
-def _eq6_outward(k, eta, N, n, gamma, m, pairs):
+def _eq6_outward(k, eta, N, n, gamma, m, pairs, *, every_guard=False):
     """eq. (6) (n >= 3) or the corrected eq. (6) (n = 2), rounded outward, on checked flat arrays.
 
     The largest share is 1 - 2 eta for n >= 3 and 1 - (n-1) eta for n = 2; where ``pairs``
     (two count vectors above the minimum count m exist: usually every row) the result is
     also never below the exact loss at m (``loss.epsilon_exact``), a guard against
-    rounding.  The four increments of log Gamma (eq. (6)'s and the guard's) come from one
-    kernel call; each value is then rounded outward (``_outward``) by the bounds of
-    ``_increment_error`` and ``_output_term_error``.  Not yet checked to be finite
+    rounding: the larger of the two, each rounded outward (``_outward``) by the bounds of
+    ``_increment_error`` and ``_output_term_error``.  The guard is evaluated only on the
+    rows where it might win: ``_guard_loses`` certifies, before any increment is formed,
+    the rows where it provably cannot (most rows with n >= 4), and there the max is eq. (6)
+    itself, so the result is bit for bit the max over every row (``every_guard=True``
+    evaluates the guard everywhere; the tests compare the two).  The increments of log Gamma
+    (eq. (6)'s and those of the guard's rows) come from one kernel call, and every step is
+    elementwise, so each row gets the same bits as alone.  Not yet checked to be finite
     (``_finite``).
     """
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         h = k / N
-        big = N - (n - 1) * m
+        n1 = n - 1
+        big = N - n1 * m
         top = k * (1 - np.where(n == 2, 1, 2) * eta)
-        # rows: eq. (6)'s x and the guard's x, then eq. (6)'s y and the guard's y
-        x = np.empty((4, k.size))
-        np.subtract(top, h, out=x[0])
-        np.multiply(h, big - 1, out=x[1])
-        np.multiply(k, eta, out=x[2])
-        np.multiply(h, m, out=x[3])
-        if not pairs.all():               # no guard there: eq. (6)'s own arguments stand in
-            x[1:4:2] = np.where(pairs, x[1:4:2], x[0:3:2])
-        steps = np.empty_like(x)
-        steps[...] = h
-        scaled = _mean_digamma(x.ravel(), steps.ravel(), step_positive=True).reshape(x.shape)
-        # the increment differences of eq. (6) and of the guard, each rounded outward
-        bounds = _increment_error(x, h, scaled)
-        out = _outward(_scaled_difference(h, scaled[:2], scaled[2:]) + _output_term(h, n, gamma),
-                       bounds[:2] + bounds[2:] + _output_term_error(h, n, gamma))
-        return np.maximum(out[0], out[1])
+        # eq. (6): increments at x0 and x2; the guard (the exact loss at m): at x1 and x3
+        x0, x1, x2, x3 = top - h, h * (big - 1), k * eta, h * m
+        if not every_guard:
+            pairs = pairs & ~_guard_loses(k, n, h, x0, x1, x2, x3)
+        rows = pairs.nonzero()[0]                 # the guard's rows
+        size, half = k.size, k.size + rows.size
+        hg = h[rows]
+        x = np.concatenate([x0, x1[rows], x2, x3[rows]])  # first halves minus second halves
+        steps = np.concatenate([h, hg, h, hg])
+        scaled = _mean_digamma(x, steps, step_positive=True)
+        bounds = _increment_error(x, steps, scaled, step_positive=True)
+        logs = np.log1p(-n1 * gamma), np.log(gamma)   # _output_logs, with n - 1 formed once
+        term, term_error = _output_term(h, n, gamma, logs), _output_term_error(h, n, gamma, logs)
+        if rows.size:
+            term = np.concatenate([term, term[rows]])
+            term_error = np.concatenate([term_error, term_error[rows]])
+        out = _outward(_scaled_difference(steps[:half], scaled[:half], scaled[half:]) + term,
+                       bounds[:half] + bounds[half:] + term_error)
+        eps = out[:size]
+        if rows.size:
+            eps[rows] = np.maximum(eps[rows], out[size:])
+        return eps
 
 
-def _output_term_error(h, n, gamma):
+def _guard_loses(k, n, h, x0, x1, x2, x3):
+    """Rows where the guard of ``_eq6_outward``, rounded outward, is provably <= eq. (6) rounded outward.
+
+    With inc(x) = log Gamma(x + h) - log Gamma(x) (h > 0, real arithmetic at the float
+    arguments x0 ... x3 and h that ``_eq6_outward`` forms), eq. (6) is V0 = inc(x0) -
+    inc(x2) + T and the guard V1 = inc(x1) - inc(x3) + T, with the same output term T, so
+    G = V0 - V1 = [inc(x0) - inc(x1)] + [inc(x3) - inc(x2)].  d/dt inc(t) = psi(t + h) -
+    psi(t) is positive and decreasing in t (psi' > 0 decreasing), and 1/z < psi'(z) <
+    1/z + 1/z^2, so for 0 < a <= b: inc(b) - inc(a) >= (b - a)(psi(b + h) - psi(b)) >=
+    h (b - a)/(b + h) and inc(a) - inc(b) >= -(b - a)(psi(a + h) - psi(a)) >= -(b - a) h
+    (1/a)(1 + 1/a).  Hence, where x0 > x1 >= x3 >= 1 (checked here: gap > 0 gives x0 > x1),
+        G / h >= (x0 - x1)/(x0 + h) - 2 max(x2 - x3, 0)/x3 =: gap.
+    The outward values: out0 >= V0 (the soundness of ``_outward``); the guard's float value
+    v1 has |v1 - V1| <= E1 (1 + 3u) + u |v1| (the same bounds, E1 their float sum), so
+    out1 = v1 + E1 + 4u |v1| (three roundings) <= V1 + 2.01 E1 + 7u |V1|.  Bounds, for
+    k < 1e300 and x1 >= x3 >= 1: x_j + 10 + h <= k (1 + u)^2 + 10 (big <= N), so
+    L_j = log(x_j + 10 + h) <= 691; psi >= psi(1) > -0.58 on [1, inf) and psi(z) < log z,
+    so |scaled_j| <= L_j (L_j >= log 11) up to the kernel's error and each increment bound
+    64u h (2 L_j + |scaled_j|) <= 208.1 u h L_j (a factor 1 + 2^-39 covers the roundings
+    and logarithms); |log gamma| <= 745.2 and |log1p(-(n-1) gamma)| <= 37 (1 - (n-1) gamma
+    is at least 2^-53 as a float, or eq. (6) is not finite and is refused), so the output
+    term's bound is <= 1455.3 (n + 8) u h and E1 <= (2.877e5 + 1455.4 (n + 8)) u h;
+    |V1| <= |inc(x1)| + |inc(x3)| + |T| <= h (691 + 691 + 782.2) < 2165 h.  So
+    out1 - V1 <= (6.17e5 + 2925.4 n) u h < (6.9e-11 + 3.3e-13 n) h, and
+        gap > 1e-10 + 1e-12 n   (as computed; its own rounding is below 1e-15, since both
+    of its terms are at most 1 where it passes) gives G > out1 - V1, so
+    out1 < V1 + G = V0 <= out0: max(out0, out1) is out0, bit for bit.  NaN inputs fail the
+    comparisons (the guard is then evaluated, as before).  Most rows with n >= 4 pass
+    (x0 - x1 = k ((n-1) m/N - 2 eta) ~ k eta (n - 3)); rows with n <= 3, where the guard may
+    win by an ulp (eta N whole), do not.
+    """
+    gap = (x0 - x1) / (x0 + h) - 2.0 * np.maximum(x2 - x3, 0.0) / x3
+    return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 >= 1.0) & (k < 1e300)
+
+
+def _output_term_error(h, n, gamma, logs=None):
     """An upper bound on the absolute rounding error of ``_output_term``.
 
     log1p(-(n-1) gamma) inherits the relative error u of (n-1) gamma amplified by
     (n-1) gamma / (1 - (n-1) gamma) < n - 1 (gamma < 1/n); log gamma, the subtraction and
     the product by h add a few u: (n + 8) u h (|log1p(-(n-1) gamma)| + |log gamma|).
+    ``logs``: ``_output_logs(n, gamma)`` when the caller has them already.
     """
-    return ((n + 8.0) * _U * h) * (np.abs(np.log1p(-(n - 1) * gamma)) + np.abs(np.log(gamma)))
+    l1, l2 = _output_logs(n, gamma) if logs is None else logs
+    return ((n + 8.0) * _U * h) * (np.abs(l1) + np.abs(l2))
 
 
 def _outward(value, error):
@@ -807,7 +869,7 @@ def _epsilon_and_delta(k, eta, N, n, gamma):
     if not ok.all():
         return _epsilon_and_delta_checked(k, eta, N, n, gamma)
     eps = _eq6_outward(k, eta, N, n, gamma, m, pairs)
-    return _finite("epsilon", eps, k), _delta_union(k, eta, N, n, gamma)
+    return _finite("epsilon", eps, k), _delta_union(k, eta, N, n, gamma, m)
 
 
 def _epsilon_and_delta_checked(k, eta, N, n, gamma):

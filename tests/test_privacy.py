@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import dpmarkov as dm
+from dpmarkov import _checks
 from dpmarkov.privacy import lgamma_increment
 from dpmarkov.verify import highprec
 
@@ -308,6 +309,60 @@ def test_delta_union_is_at_least_exact():
     for n in (2, 3, 4):
         assert dm.delta(20.6, 0.073, 98, n, 4e-4) >= dm.delta(20.6, 0.073, 98, n, 4e-4,
                                                                 method="exact")
+
+
+def _eq6_designs():
+    """(k, eta, N, n, gamma) arrays: a dense grid with eta N whole and not whole, n = 2, 3, 4,
+    10, 50, N up to 2^52, k from 3/(2 eta) to 1e12 (and 1e299), gamma from 1e-300 to just
+    below 1/n, and as many random designs; only those chain_privacy's rows accept
+    (Assumptions 2-4 and N >= n m + 1, as ``privacy._epsilon_and_delta`` checks them)."""
+    rows = []
+    for N in (5, 7, 10, 13, 98, 100, 1000, 12345, 10**6, 10**9 + 7, 2**40 + 3, 2**52):
+        etas = [c / N for c in (1, 2, 3, 7, 10, 1000, 10**6) if c < N / 3]   # eta N whole
+        etas += [e * f for e in etas for f in (1 - 1e-12, 1 + 1e-13, 1.3)]
+        etas += [1e-9, 0.0123, 0.1, 0.2, 0.24]
+        for eta, n, k, g in itertools.product(etas, (2, 3, 4, 10, 50),
+                                              ("kmin", "kmin+", 2.0, 1e3, 1e12, 1e299),
+                                              (1e-300, 1e-3, "near 1/n")):
+            k = {"kmin": 1.5 / eta, "kmin+": 1.5 / eta * (1 + 1e-12)}.get(k, k)
+            rows.append((max(k, 1.5 / eta), eta, N, n, 0.99 / n if g == "near 1/n" else g))
+    rng = np.random.default_rng(5)
+    for _ in range(20000):
+        N = float(rng.integers(5, 2**rng.integers(3, 53)))
+        n = int(rng.choice([2, 3, 4, 5, 10, 100]))
+        eta = rng.choice([np.ceil(rng.uniform(0.3, 0.34) * N / n) / N,       # eta N whole
+                          rng.uniform(0.001, 1) / (n + 1)])
+        k = 1.5 / eta * float(rng.choice([1.0, 1 + rng.uniform(0, 1e-9), 10 ** rng.uniform(0, 9)]))
+        rows.append((k, eta, N, n, float(rng.choice([1e-12, 1e-3, rng.uniform(0, 1 / n)]))))
+    k, eta, N, n, gamma = np.array(rows).T
+    m = _checks.min_count(eta, N)                # the rule, without its input checks
+    ok = ((eta > 0) & (eta < 0.25) & (gamma > 0) & (gamma < 1 / n)
+          & (k >= 1.5 / eta * (1 - 1e-12)) & (N >= n * m + 1))
+    return k[ok], eta[ok], N[ok], n[ok], gamma[ok], m[ok]
+
+
+def test_guard_is_skipped_only_where_it_cannot_win():
+    # _eq6_outward evaluates the guard (the exact loss at m) only on the rows where
+    # _guard_loses cannot certify that it stays below eq. (6) after both are rounded
+    # outward; there the max of the two is eq. (6) itself.  Bit for bit the same as the max
+    # over every row (every_guard=True, the evaluation before), on a dense grid and random
+    # designs; most rows with n >= 4 skip it, no row with n <= 3 and eta N whole does.
+    from dpmarkov.privacy import _eq6_outward, _guard_loses
+    k, eta, N, n, gamma, m = _eq6_designs()
+    pairs = N >= n * m + 1
+    fast = _eq6_outward(k, eta, N, n, gamma, m, pairs)
+    every = _eq6_outward(k, eta, N, n, gamma, m, pairs, every_guard=True)
+    assert np.array_equal(fast.view(np.int64), every.view(np.int64))
+    assert np.isfinite(fast).all()
+    h = k / N
+    top = k * (1 - np.where(n == 2, 1, 2) * eta)
+    skipped = _guard_loses(k, n, h, top - h, h * (N - (n - 1) * m - 1), k * eta, h * m)
+    assert skipped[n >= 4].mean() > 0.9 and len(k) > 20000
+    assert not skipped[(n <= 3) & (eta * N == np.rint(eta * N))].any()
+    for i in range(0, len(k), 997):               # every row alone: the same bits
+        one = _eq6_outward(k[i:i + 1], eta[i:i + 1], N[i:i + 1], n[i:i + 1], gamma[i:i + 1],
+                           m[i:i + 1], pairs[i:i + 1])
+        assert one[0] == fast[i]
 
 
 def _rows_outcome(func, *args):
