@@ -4,11 +4,15 @@ Run with ``.venv/bin/python benchmarks/bench_privacy.py``; not part of the tests
 
 (a) ``dm.chain_privacy`` on a 265 x 265 count matrix (the TLC zone table's size, a random
     sparse support with 2 to 60 observed transitions per row, including n_i = 2 rows),
-    against one plain broadcast numpy/scipy evaluation of eqs. (6)-(7) over all rows
-    (gammaln for eq. (6), betainc for Boole's bound of eq. (7)), against a per-row loop of
+    against two broadcast evaluations of eqs. (6)-(7) over all rows: the package's own,
+    ``dm.epsilon`` and ``dm.delta`` called once each on the rows' parameters (N_i and n_i
+    computed beforehand, untimed), which gives the same numbers bit for bit; and a plain
+    numpy/scipy one (gammaln for eq. (6), betainc for Boole's bound of eq. (7); no checks,
+    no outward rounding, the same numbers to about 1e-12).  Also against a per-row loop of
     the current epsilon and delta, and against chain_privacy of the checkout in /work/main
-    (the implementation before this change, run in a subprocess, when it is there).
-    Target: chain_privacy within 2x of the broadcast evaluation.
+    (the implementation before a change, run in a subprocess, when it is there).
+    Target (issue 15): chain_privacy within 2x of the broadcast evaluation giving the same
+    numbers.
 (b) ``dm.exit_probability_exact`` on the cases of issue 10 (n = 3, 4, and a bracket for
     n = 5, 40 through ``delta(method="exact")``): seconds, not minutes.
 (c) ``dm.privacy_profile`` and ``dm.epsilon_for_delta`` for n = 2 and n = 3 at N = 1e5 and
@@ -133,14 +137,20 @@ def section_a():
     N = counts.sum(axis=1)
     eta = np.minimum(counts.min(axis=1, initial=np.inf, where=support) / N, 0.24)
     k = 1.5 / eta
+    n = support.sum(axis=1)
     ours = dm.chain_privacy(counts, k, eta, GAMMA, support=support)
     eps_b, dlt_b = broadcast_eq6_eq7(counts, k, eta, GAMMA)
+    same = (np.array_equal(ours.epsilon_rows, dm.epsilon(k, eta, N, n, GAMMA))
+            and np.array_equal(ours.delta_rows, dm.delta(k, eta, N, n, GAMMA)))
     print("(a) chain_privacy on 265 rows "
-          f"({int((support.sum(axis=1) == 2).sum())} rows with n_i = 2)")
-    print(f"    max |eps - broadcast| / eps = "
+          f"({int((n == 2).sum())} rows with n_i = 2)")
+    print(f"    the same bits as dm.epsilon and dm.delta: {same}; against the plain broadcast: "
+          f"max |eps - broadcast| / eps = "
           f"{np.max(np.abs(ours.epsilon_rows - eps_b) / eps_b):.1e}, "
           f"max |delta - broadcast| = {np.max(np.abs(ours.delta_rows - dlt_b)):.1e}")
     fns = {"chain_privacy": lambda: dm.chain_privacy(counts, k, eta, GAMMA, support=support),
+           "dm.epsilon+delta": lambda: (dm.epsilon(k, eta, N, n, GAMMA),
+                                        dm.delta(k, eta, N, n, GAMMA)),
            "broadcast": lambda: broadcast_eq6_eq7(counts, k, eta, GAMMA)}
     wall = {name: [] for name in fns}
     cpu = {name: [] for name in fns}
@@ -153,14 +163,16 @@ def section_a():
     load = os.getloadavg()
     print(f"    load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     b_wall, b_cpu = min(wall["broadcast"]), min(cpu["broadcast"])
+    p_cpu = min(cpu["dm.epsilon+delta"])
     for name in fns:
         w, c = min(wall[name]), min(cpu[name])
-        print(f"    {name:14s} wall {w * 1e3:7.3f} ms (ratio {w / b_wall:5.2f})   "
-              f"CPU {c * 1e3:7.3f} ms (ratio {c / b_cpu:5.2f})")
-    print(f"    {'per-row loop':14s} wall {loop * 1e3:7.3f} ms (ratio {loop / b_wall:5.1f})")
+        print(f"    {name:16s} wall {w * 1e3:7.3f} ms (ratio {w / b_wall:5.2f})   "
+              f"CPU {c * 1e3:7.3f} ms (ratio {c / b_cpu:5.2f}; to dm.epsilon+delta "
+              f"{c / p_cpu:5.2f})")
+    print(f"    {'per-row loop':16s} wall {loop * 1e3:7.3f} ms (ratio {loop / b_wall:5.1f})")
     before = time_main_checkout()
     if before is not None:
-        print(f"    {'main (before)':14s} CPU {before[0] * 1e3:7.3f} ms (ratio {before[1]:5.2f}, "
+        print(f"    {'main (before)':16s} CPU {before[0] * 1e3:7.3f} ms (ratio {before[1]:5.2f}, "
               "measured in its own process against the same broadcast)")
 
 
