@@ -97,6 +97,7 @@ case "$cmd" in
     "$PY" -m pytest -n 2 --dist loadfile book/*.ipynb tests --nbval $NBVAL_KERNEL \
       --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider \
       --ignore tests/test_reader.py || status=$?
+    stop_kernel_forkserver
     wait "$build" || { status=1; tail -n 40 _build/book-build.log; echo "book build failed" >&2; }
     tail -n 3 _build/book-build.log
     echo "== reader tests on the built pages =="

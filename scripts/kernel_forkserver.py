@@ -115,9 +115,11 @@ def serve(path: str, kernels_dir: str) -> None:
                   f"environment differing in {differ}, starts as an ordinary kernel",
                   file=sys.stderr, flush=True)
             conn.sendall(b"0\n")
-        elif os.fork() == 0:
+        elif (pid := os.fork()) == 0:
             listener.close()
             _become_kernel(conn, request, fds, imported)     # never returns
+        else:
+            print(f"kernel_forkserver: forked kernel {pid} in {theirs[0]}", flush=True)
         conn.close()
         for fd in fds:
             os.close(fd)

@@ -32,6 +32,10 @@ start_kernel_forkserver() {
   NBVAL_KERNEL=""                  # no kernelspec after 5 s: nbval's ordinary kernels
 }
 stop_kernel_forkserver() {
+  [ -n "${KERNEL_FORKS:-}" ] || return 0
   kill "$KERNEL_FORKSERVER" 2>/dev/null || true
+  echo "== kernel_forkserver: $(grep -c ': forked kernel' "$KERNEL_FORKS/server.log") kernels" \
+    "forked, $(grep -c 'starts as an ordinary kernel' "$KERNEL_FORKS/server.log") refused"
   rm -rf "$KERNEL_FORKS"
+  KERNEL_FORKS=""
 }
