@@ -67,7 +67,10 @@ def launch(path: str, connection_file: str) -> None:
         os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *argv[1:]])
 
     def relay(signum, _frame):
-        os.kill(pid, signum)
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:                 # the kernel has just ended
+            pass
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(signum, relay)
