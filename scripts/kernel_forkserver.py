@@ -218,8 +218,10 @@ def _write_kernelspec(kernels_dir: str, path: str) -> None:
                      "{connection_file}"],
             "display_name": "Python 3 (forked for the tests)", "language": "python",
             "metadata": {"debugger": True}, "kernel_protocol_version": "5.5"}
-    with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
+    with open(os.path.join(spec_dir, "kernel.json.part"), "w") as f:
         json.dump(spec, f, indent=1)
+    # whole or not at all: start_kernel_forkserver waits for the file to appear
+    os.replace(os.path.join(spec_dir, "kernel.json.part"), os.path.join(spec_dir, "kernel.json"))
 
 
 if __name__ == "__main__":
