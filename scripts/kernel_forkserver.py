@@ -19,14 +19,18 @@ the server's, ``launch`` becomes an ordinary kernel itself.
 
 What a notebook can observe is what a fresh kernel gives it, and tests/test_kernel_forkserver.py
 compares the two: the working directory, environment, ``sys.argv``, ``sys.path``, signal
-handlers, threads, start-up file (``PYTHONSTARTUP``), matplotlib backend, pandas' display
-options, the names in the notebook's namespace, warnings, figures, and fresh OS entropy for the
-global generators of ``random`` and numpy.  What differs: the libraries of ``PRELOAD`` are
-already in ``sys.modules`` (each chapter still imports what it uses into its namespace), the
-kernel has one more daemon thread (the one that ends it with its launcher), and the kernels of
-one run share Python's string-hash seed.  Each notebook runs in a process of its own, forked
-from the server and never from another notebook's kernel, and nbval compares every output
-with the one a fresh kernel stored.
+handlers, threads, open files, start-up file (``PYTHONSTARTUP``), matplotlib backend, pandas'
+display options, the names in the notebook's namespace, warnings, figures, and fresh OS entropy
+for every generator of the ``random`` module the imports made (random's own, sympy's) and for
+numpy's global one.  What differs: the libraries of ``PRELOAD`` are already in ``sys.modules``
+(each chapter still imports what it uses into its namespace), with the objects they made at
+import frozen (``gc.freeze``); the kernel's parent is the server (``os.getppid``), its command
+line the server's (``sys.orig_argv``), and its CPU clock (``time.process_time``) started with
+the server; it has one more daemon thread and one more socket (to its launcher); the warnings
+filters the imports added come in import order; and the kernels of one run share Python's
+string-hash seed.  None of these changes a chapter's output.  Each notebook runs in a process
+of its own, forked from the server and never from another notebook's kernel, and nbval
+compares every output with the one a fresh kernel stored.
 """
 from __future__ import annotations
 
@@ -60,8 +64,16 @@ _HEADER = 8                                      # bytes of a request's length p
 
 
 def launch(path: str, connection_file: str) -> None:
-    """The kernel process jupyter_client starts: a forked kernel's stand-in, or an ordinary kernel."""
+    """The kernel process jupyter_client starts: a forked kernel's stand-in, or an ordinary kernel.
+
+    It ends when its kernel ends, with the kernel's exit status, and takes the kernel with it
+    when its own parent (the test process) ends, as a fresh kernel's parent poller does.
+    """
+    import threading
+    import time
+
     argv = [_launcher_file(), "-f", connection_file]
+    parent = os.getppid()
     server, pid = _request_kernel(path, argv)
     if pid is None:                              # no server, or not this kernel's surroundings
         os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *argv[1:]])
@@ -69,29 +81,44 @@ def launch(path: str, connection_file: str) -> None:
     def relay(signum, _frame):
         try:
             os.kill(pid, signum)
-        except ProcessLookupError:                 # the kernel has just ended
+        except ProcessLookupError:               # the kernel has just ended
             pass
+
+    def end_with_parent():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)                              # the kernel sees its launcher go and exits
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(signum, relay)
-    while server.recv(4096):                     # the kernel holds the other end until it exits
-        pass
+    threading.Thread(target=end_with_parent, daemon=True).start()
+    said = b""
+    while chunk := server.recv(4096):            # the kernel holds the other end until it exits
+        said += chunk
+    sys.exit(int(said.rsplit(b"exit ", 1)[-1]) if b"exit " in said else 1)
 
 
 def serve(path: str, kernels_dir: str) -> None:
-    """Write the kernelspec, listen, import ``PRELOAD``, then fork a kernel per request, forever.
+    """Listen, write the kernelspec, import ``PRELOAD``, then fork a kernel per request until the
+    parent (the shell that started the server) ends.
 
     The socket listens before the imports, so that the first kernels wait for them instead of
-    starting as ordinary ones.
+    starting as ordinary ones, and before the kernelspec is written, so that nbval is given the
+    forked kernels only when the socket could be made.  A request that fails (a client that
+    hangs up, a fork that fails) is logged and refused; the server goes on.
     """
     import gc
     import importlib
+    import random
     import threading
 
-    _write_kernelspec(kernels_dir, path)
+    parent = os.getppid()
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # as jupyter_client starts kernels: no other fds
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
+    listener.settimeout(1.0)                     # to look for the parent once a second
+    _write_kernelspec(kernels_dir, path)
     before = dict(os.environ)
     surroundings = (os.getcwd(), _shared_environment(before))
     # what ipykernel sets before a kernel's code runs; matplotlib reads it at import
@@ -104,35 +131,54 @@ def serve(path: str, kernels_dir: str) -> None:
         sys.exit("kernel_forkserver: the preloaded libraries imported the inline backend or "
                  "started a thread: a forked kernel would not be a fresh one")
     gc.collect()
+    # every generator of the random module the imports made (random's own, sympy's three):
+    # each kernel seeds them afresh, as its own imports would have
+    generators = [g for g in gc.get_objects() if isinstance(g, random.Random)]
     gc.freeze()                                  # keep the preloaded objects shared after fork
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)    # the system reaps the kernels
-    print("kernel_forkserver: ready", flush=True)
-    while True:
-        conn, _ = listener.accept()
-        request, fds = _read_request(conn)
-        theirs = (request["cwd"], _shared_environment(request["env"]))
-        if theirs != surroundings:
-            differ = sorted(k for k in theirs[1].keys() | surroundings[1].keys()
-                            if theirs[1].get(k) != surroundings[1].get(k))
-            print(f"kernel_forkserver: a kernel in {theirs[0]} (server: {surroundings[0]}), "
-                  f"environment differing in {differ}, starts as an ordinary kernel",
-                  file=sys.stderr, flush=True)
-            conn.sendall(b"0\n")
-        elif (pid := os.fork()) == 0:
-            listener.close()
-            _become_kernel(conn, request, fds, imported)     # never returns
-        else:
-            print(f"kernel_forkserver: forked kernel {pid} in {theirs[0]}", flush=True)
-        conn.close()
-        for fd in fds:
-            os.close(fd)
+    print(f"kernel_forkserver: ready ({len(generators)} random generators to seed per kernel)",
+          flush=True)
+    while os.getppid() == parent:
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            continue
+        fds = []
+        try:
+            conn.settimeout(10.0)                # a request, or the client is dropped
+            request, fds = _read_request(conn)
+            conn.settimeout(None)
+            theirs = (request["cwd"], _shared_environment(request["env"]))
+            if theirs != surroundings:
+                differ = sorted(k for k in theirs[1].keys() | surroundings[1].keys()
+                                if theirs[1].get(k) != surroundings[1].get(k))
+                print(f"kernel_forkserver: a kernel in {theirs[0]} (server: {surroundings[0]}), "
+                      f"environment differing in {differ}, starts as an ordinary kernel",
+                      flush=True)
+                conn.sendall(b"0\n")
+            elif (pid := os.fork()) == 0:
+                try:                             # the child never returns to this loop
+                    listener.close()
+                    _become_kernel(conn, request, fds, imported, generators)
+                finally:
+                    os._exit(1)
+            else:
+                print(f"kernel_forkserver: forked kernel {pid} in {theirs[0]}", flush=True)
+        except Exception as err:                 # this request only: the server goes on
+            print(f"kernel_forkserver: a request failed ({err!r}); its client starts an "
+                  "ordinary kernel or none", flush=True)
+        finally:
+            conn.close()
+            for fd in fds:
+                os.close(fd)
 
 
-def _become_kernel(conn: socket.socket, request: dict, fds: list[int], imported: dict) -> None:
+def _become_kernel(conn: socket.socket, request: dict, fds: list[int], imported: dict,
+                   generators: list) -> None:
     """In the forked child: take on the launcher's process state, then run an IPython kernel."""
     import atexit
-    import random
     import threading
+    import traceback
 
     import numpy as np
 
@@ -148,8 +194,12 @@ def _become_kernel(conn: socket.socket, request: dict, fds: list[int], imported:
     sys.argv = request["argv"]
     if sys.path[0] == os.path.dirname(os.path.abspath(__file__)):
         del sys.path[0]                          # python -m ipykernel_launcher leaves no such entry
-    random.seed()                                # fresh OS entropy, as a fresh import draws
+    for generator in generators:                 # fresh OS entropy, as fresh imports draw
+        generator.seed()
     np.random.seed()
+    if "sympy" in sys.modules:                   # drawn from its generator at import
+        from sympy.core.symbol import Dummy
+        Dummy._base_dummy_index = Dummy._prng.randint(10**6, 9 * 10**6)
     conn.sendall(f"{os.getpid()}\n".encode())
 
     def exit_with_launcher():
@@ -160,16 +210,25 @@ def _become_kernel(conn: socket.socket, request: dict, fds: list[int], imported:
     threading.Thread(target=exit_with_launcher, name="kernel_forkserver launcher watch",
                      daemon=True).start()
     from ipykernel import kernelapp
+    status = 1
     try:
         # parent_handle's default is read from JPY_PARENT_PID when ipykernel is imported,
         # in the server, where it is unset: the kernel's own value is passed
         kernelapp.launch_new_instance(argv=sys.argv[1:],
                                       parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0))
+        status = 0
+    except SystemExit as end:
+        status = end.code if isinstance(end.code, int) else (0 if end.code is None else 1)
+    except BaseException:
+        traceback.print_exc()
     finally:
         atexit._run_exitfuncs()                  # as a kernel's own interpreter ends
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(0)
+        try:
+            conn.sendall(f"exit {status}\n".encode())   # the launcher exits with it
+        finally:
+            os._exit(status)
 
 
 def _request_kernel(path: str, argv: list[str]) -> tuple[socket.socket, int | None]:

@@ -21,15 +21,21 @@ export PYTHONSTARTUP="$PWD/tests/kernel_startup.py"
 # KERNEL_FORKS) and sets NBVAL_KERNEL, nbval's option naming the kernel; stop_kernel_forkserver
 # ends it.  Without the server a kernel starts as an ordinary one.
 start_kernel_forkserver() {
-  KERNEL_FORKS="$(mktemp -d)"
+  NBVAL_KERNEL=""                  # until the server has written its kernelspec: ordinary kernels
+  KERNEL_FORKS="$(mktemp -d)" || { KERNEL_FORKS=""; return 0; }
   export JUPYTER_PATH="$KERNEL_FORKS${JUPYTER_PATH:+:$JUPYTER_PATH}"
   ( cd book && exec ../.venv/bin/python ../scripts/kernel_forkserver.py serve \
       "$KERNEL_FORKS/socket" "$KERNEL_FORKS" ) >"$KERNEL_FORKS/server.log" 2>&1 &
   KERNEL_FORKSERVER=$!
-  NBVAL_KERNEL="--nbval-kernel-name dpmarkov-forked"
+  # written once the socket listens (within 5 s), renamed into place whole
   local spec="$KERNEL_FORKS/kernels/dpmarkov-forked/kernel.json" _
-  for _ in $(seq 100); do [ -f "$spec" ] && return 0; sleep 0.05; done
-  NBVAL_KERNEL=""                  # no kernelspec after 5 s: nbval's ordinary kernels
+  for _ in $(seq 100); do
+    [ -f "$spec" ] && { NBVAL_KERNEL="--nbval-kernel-name dpmarkov-forked"; return 0; }
+    kill -0 "$KERNEL_FORKSERVER" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "== kernel_forkserver did not start (nbval's kernels start fresh):" >&2
+  tail -n 5 "$KERNEL_FORKS/server.log" >&2
 }
 stop_kernel_forkserver() {
   [ -n "${KERNEL_FORKS:-}" ] || return 0

@@ -2,13 +2,16 @@
 
 ``./run.sh test`` gives nbval kernels forked from a server that has imported the libraries
 once.  These tests start such a server and compare what a notebook can observe in a forked
-kernel with what it observes in an ordinary fresh kernel: a preloaded library that decides
-something at import from its surroundings (pandas preloaded gives display.max_columns 0
-instead of 20), a kernel setting read from the environment at import (without
-``parent_handle`` the forked kernel prints a banner and has no parent poller), or a
-shared random state would fail here.  Then the machinery: interrupts reach the kernel, a
-killed launcher takes its kernel with it, and without a server the launcher is an ordinary
-kernel.
+kernel with what it observes in an ordinary fresh kernel.  They fail if a preloaded library
+decides something at import from its surroundings (pandas preloaded gives display.max_columns 0
+instead of 20), if a kernel setting read from the environment at import is lost (without
+``parent_handle`` the forked kernel prints a banner and has no parent poller; without the
+variables debugpy sets, one is missing), if kernels share a random state (random's, numpy's,
+sympy's), or if a descriptor of the server or of whoever started it reaches the kernel.  Then
+the machinery: a kernel in another folder or environment is refused and starts fresh,
+interrupts and terminations reach the kernel, a killed launcher or a dead test process takes
+the kernel with it, the launcher exits with the kernel's status, the server keeps no
+descriptor of a request, and without a server the launcher is an ordinary kernel.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -36,10 +40,19 @@ FORKED = "dpmarkov-forked"
 PROBE = r"""
 import gc, json, os, random, signal, sys, threading, warnings
 import numpy as np
+import sympy
 import pandas as pd
 import matplotlib
 import matplotlib.pyplot as plt
 warnings.warn("from the notebook", DeprecationWarning)
+def fd_kinds():   # what each open descriptor is: a file's path, or socket, pipe, anon_inode
+    kinds = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            kinds.append(os.readlink(f"/proc/self/fd/{fd}").split(":")[0])
+        except OSError:   # the listing's own descriptor, closed by now
+            pass
+    return sorted(kinds)
 facts = {
     "path": sys.path, "argv0": sys.argv[0], "argc": len(sys.argv), "cwd": os.getcwd(),
     # named threads, and those named after their function (not the numbered ones' numbers);
@@ -50,13 +63,15 @@ facts = {
     "signals": [str(signal.getsignal(s)) for s in
                 (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE, signal.SIGHUP)],
     "session_leader": os.getsid(0) == os.getpid(),
+    "fds": fd_kinds(),
     "gc": gc.get_threshold(),
     "env": sorted(k for k in os.environ if not k.startswith(("PYTEST_", "JPY_"))),
     "parent": os.environ.get("JPY_PARENT_PID"),
     "max_columns": pd.get_option("display.max_columns"),
     "backend": matplotlib.get_backend(),
     "main": sorted(k for k in globals() if not k.startswith("_")),
-    "random": [random.random(), float(np.random.random())],
+    "random": [random.random(), float(np.random.random()), sympy.core.random.rng.random(),
+               sympy.Dummy._base_dummy_index],
 }
 print(json.dumps(facts))
 plt.plot([0, 1])
@@ -67,15 +82,17 @@ plt.plot([0, 1])
 def server(tmp_path_factory):
     """A fork server in book/ (where nbval runs the kernels), as ./run.sh test starts it."""
     scratch = tmp_path_factory.mktemp("forks")
-    socket_path = scratch / "sock"
-    proc = subprocess.Popen([sys.executable, str(SERVER), "serve", str(socket_path), str(scratch)],
-                            cwd=BOOK, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    said = ""
-    while "kernel_forkserver: ready" not in said:        # after the preloaded imports
-        line = proc.stdout.readline()
-        assert line, said                                 # the server ended
-        said += line
-    yield scratch
+    log = scratch / "server.log"
+    # with a descriptor more, as a shell may leave one open for the programs it starts
+    with open(log, "w") as out, open(os.devnull) as extra:
+        proc = subprocess.Popen([sys.executable, str(SERVER), "serve", str(scratch / "sock"),
+                                 str(scratch)], cwd=BOOK, stdout=out, stderr=subprocess.STDOUT,
+                                pass_fds=(extra.fileno(),))
+    deadline = time.monotonic() + 120
+    while "kernel_forkserver: ready" not in log.read_text():     # after the preloaded imports
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+    yield SimpleNamespace(dir=scratch, pid=proc.pid, log=log)
     proc.terminate()
     proc.wait(timeout=10)
 
@@ -121,13 +138,19 @@ def probe(name, scratch=None):
 
 def test_a_forked_kernel_looks_like_a_fresh_one(server):
     fresh, fresh_err, fresh_shown = probe("python3")
-    forked, forked_err, forked_shown = probe(FORKED, server)
-    other, _, _ = probe(FORKED, server)
-    # fresh OS entropy in each kernel, for random and for numpy's global generator
+    forked, forked_err, forked_shown = probe(FORKED, server.dir)
+    other, _, _ = probe(FORKED, server.dir)
+    # fresh OS entropy in each kernel: random's, numpy's global and sympy's generators, and
+    # the base of sympy's Dummy indices drawn at its import
     assert all(a != b for a, b in zip(forked["random"], other["random"]))
+    # open descriptors: the same files and pipes, and one socket more (to the launcher); the
+    # count of anonymous inodes (zmq's and asyncio's event descriptors) varies with timing
+    kinds = [{k: facts["fds"].count(k) for k in set(facts["fds"]) - {"anon_inode"}}
+             for facts in (fresh, forked)]
+    kinds[0]["socket"] += 1
+    assert kinds[1] == kinds[0]
     for facts in (fresh, forked):
-        del facts["random"]
-        del facts["parent"]
+        del facts["random"], facts["parent"], facts["fds"]
     assert forked == fresh
     assert fresh["pollers"] == 1 and fresh["max_columns"] == 20      # the probe sees them
     # the warning names the cell's file, /tmp/ipykernel_<pid>/<hash>.py
@@ -137,7 +160,7 @@ def test_a_forked_kernel_looks_like_a_fresh_one(server):
 
 
 def test_an_interrupt_reaches_the_forked_kernel(server):
-    km, kc = start(FORKED, server)
+    km, kc = start(FORKED, server.dir)
     try:
         kc.execute("import time; time.sleep(60)")
         time.sleep(1.0)
@@ -152,7 +175,7 @@ def test_an_interrupt_reaches_the_forked_kernel(server):
 
 
 def test_a_killed_launcher_takes_its_kernel_with_it(server):
-    km, kc = start(FORKED, server)
+    km, kc = start(FORKED, server.dir)
     pid = int(run(kc, "import os; print(os.getpid())")[0])
     launcher = km.provisioner.process.pid
     assert pid != launcher
@@ -186,3 +209,72 @@ def _alive(pid):
     except ProcessLookupError:
         return False
     return True
+
+
+def test_a_kernel_in_other_surroundings_is_refused_and_starts_fresh(server, monkeypatch):
+    # the server forks only kernels with its working directory and environment (but the
+    # per-kernel variables); another variable, or another folder, gives an ordinary kernel
+    for cwd, extra in ((BOOK, {"DPMARKOV_PROBE": "1"}), (ROOT, {})):
+        for name, value in extra.items():
+            monkeypatch.setenv(name, value)
+        specs = KernelSpecManager()
+        specs.kernel_dirs.insert(0, str(server.dir / "kernels"))
+        km = KernelManager(kernel_name=FORKED, kernel_spec_manager=specs)
+        km.start_kernel(cwd=str(cwd))
+        kc = km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=60)
+            out = run(kc, "import os; print(os.getpid(), os.getcwd())")[0].split()
+            assert int(out[0]) == km.provisioner.process.pid     # the launcher, exec'd
+            assert out[1] == str(cwd)
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            monkeypatch.undo()
+    assert server.log.read_text().count("starts as an ordinary kernel") >= 2
+
+
+def test_terminate_reaches_the_kernel_and_no_descriptor_is_left(server):
+    fds = len(os.listdir(f"/proc/{server.pid}/fd"))
+    km, kc = start(FORKED, server.dir)
+    pid = int(run(kc, "import os; print(os.getpid())")[0])
+    kc.stop_channels()
+    launcher = km.provisioner.process
+    launcher.send_signal(signal.SIGTERM)              # jupyter_client's terminate
+    assert launcher.wait(timeout=20) != 0             # the kernel died of it, not by exiting
+    assert not _alive(pid)
+    km.cleanup_resources()
+    km, kc = start(FORKED, server.dir)                    # and a clean shutdown exits 0
+    kc.stop_channels()
+    launcher = km.provisioner.process
+    km.request_shutdown()
+    assert launcher.wait(timeout=30) == 0
+    km.cleanup_resources()
+    assert len(os.listdir(f"/proc/{server.pid}/fd")) == fds   # what each request received
+
+
+def test_a_kernel_ends_with_the_process_that_started_it(server, tmp_path):
+    # a fresh kernel's parent poller ends it when the test process dies; the forked kernel's
+    # launcher does the same for it
+    script = tmp_path / "parent.py"
+    script.write_text(f"""
+import sys, time
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_kernel_forkserver import start, run
+from pathlib import Path
+km, kc = start({FORKED!r}, Path({str(server.dir)!r}))
+print(int(run(kc, "import os; print(os.getpid())")[0]), km.provisioner.process.pid, flush=True)
+time.sleep(600)
+""")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        kernel, launcher = map(int, parent.stdout.readline().split())
+        assert _alive(kernel) and _alive(launcher)
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and (_alive(kernel) or _alive(launcher)):
+        time.sleep(0.2)
+    assert not _alive(kernel) and not _alive(launcher)
