@@ -15,6 +15,7 @@ descriptor of a request, and without a server the launcher is an ordinary kernel
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -125,6 +126,15 @@ def run(kc, code, timeout=60):
     return "".join(out), "".join(err), shown, reply["content"]["status"]
 
 
+def value(kc, expression, timeout=60):
+    """An expression's value in the kernel, as Python literal text (from the execute reply's
+    user_expressions, which arrive with the reply itself, unlike printed output)."""
+    reply = kc.execute_interactive("", user_expressions={"v": expression}, timeout=timeout)
+    result = reply["content"]["user_expressions"]["v"]
+    assert result["status"] == "ok", result
+    return result["data"]["text/plain"]
+
+
 def probe(name, scratch=None):
     km, kc = start(name, scratch)
     try:
@@ -168,7 +178,7 @@ def test_an_interrupt_reaches_the_forked_kernel(server):
         reply = kc.get_shell_msg(timeout=20)
         assert reply["content"]["status"] == "error"
         assert reply["content"]["ename"] == "KeyboardInterrupt"
-        assert run(kc, "print(6 * 7)")[0] == "42\n"          # and it goes on
+        assert value(kc, "6 * 7") == "42"                   # and it goes on
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -176,7 +186,7 @@ def test_an_interrupt_reaches_the_forked_kernel(server):
 
 def test_a_killed_launcher_takes_its_kernel_with_it(server):
     km, kc = start(FORKED, server.dir)
-    pid = int(run(kc, "import os; print(os.getpid())")[0])
+    pid = int(value(kc, "__import__('os').getpid()"))
     launcher = km.provisioner.process.pid
     assert pid != launcher
     kc.stop_channels()
@@ -196,7 +206,7 @@ def test_without_a_server_the_launcher_is_an_ordinary_kernel(tmp_path):
         {"argv": argv, "display_name": "forked", "language": "python"}))
     km, kc = start(FORKED, tmp_path)
     try:
-        out = run(kc, "import os; print(os.getpid())")[0]
+        out = value(kc, "__import__('os').getpid()")
         assert int(out) == km.provisioner.process.pid        # the launcher itself, exec'd
     finally:
         kc.stop_channels()
@@ -215,8 +225,8 @@ def test_a_kernel_in_other_surroundings_is_refused_and_starts_fresh(server, monk
     # the server forks only kernels with its working directory and environment (but the
     # per-kernel variables); another variable, or another folder, gives an ordinary kernel
     for cwd, extra in ((BOOK, {"DPMARKOV_PROBE": "1"}), (ROOT, {})):
-        for name, value in extra.items():
-            monkeypatch.setenv(name, value)
+        for name, setting in extra.items():
+            monkeypatch.setenv(name, setting)
         specs = KernelSpecManager()
         specs.kernel_dirs.insert(0, str(server.dir / "kernels"))
         km = KernelManager(kernel_name=FORKED, kernel_spec_manager=specs)
@@ -225,9 +235,10 @@ def test_a_kernel_in_other_surroundings_is_refused_and_starts_fresh(server, monk
         kc.start_channels()
         try:
             kc.wait_for_ready(timeout=60)
-            out = run(kc, "import os; print(os.getpid(), os.getcwd())")[0].split()
-            assert int(out[0]) == km.provisioner.process.pid     # the launcher, exec'd
-            assert out[1] == str(cwd)
+            pid, where = ast.literal_eval(value(kc, "(__import__('os').getpid(), "
+                                                    "__import__('os').getcwd())"))
+            assert pid == km.provisioner.process.pid              # the launcher, exec'd
+            assert where == str(cwd)
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
@@ -238,7 +249,7 @@ def test_a_kernel_in_other_surroundings_is_refused_and_starts_fresh(server, monk
 def test_terminate_reaches_the_kernel_and_no_descriptor_is_left(server):
     fds = len(os.listdir(f"/proc/{server.pid}/fd"))
     km, kc = start(FORKED, server.dir)
-    pid = int(run(kc, "import os; print(os.getpid())")[0])
+    pid = int(value(kc, "__import__('os').getpid()"))
     kc.stop_channels()
     launcher = km.provisioner.process
     launcher.send_signal(signal.SIGTERM)              # jupyter_client's terminate
@@ -261,10 +272,10 @@ def test_a_kernel_ends_with_the_process_that_started_it(server, tmp_path):
     script.write_text(f"""
 import sys, time
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from test_kernel_forkserver import start, run
+from test_kernel_forkserver import start, value
 from pathlib import Path
 km, kc = start({FORKED!r}, Path({str(server.dir)!r}))
-print(int(run(kc, "import os; print(os.getpid())")[0]), km.provisioner.process.pid, flush=True)
+print(int(value(kc, "__import__('os').getpid()")), km.provisioner.process.pid, flush=True)
 time.sleep(600)
 """)
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
