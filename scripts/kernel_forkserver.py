@@ -250,12 +250,20 @@ def _request_kernel(path: str, argv: list[str]) -> tuple[socket.socket, int | No
 
 
 def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    """(the request, the three descriptors sent with it); ConnectionError if it comes short."""
     data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
-    size = int.from_bytes(data[:_HEADER], "big")
-    data = data[_HEADER:]
-    while len(data) < size:
-        data += conn.recv(size - len(data))
-    return json.loads(data), fds
+    while len(data) < _HEADER or len(data) < _HEADER + int.from_bytes(data[:_HEADER], "big"):
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            for fd in fds:
+                os.close(fd)
+            raise ConnectionError(f"the client hung up after {len(data)} bytes of its request")
+        data += chunk
+    if len(fds) != 3:
+        for fd in fds:
+            os.close(fd)
+        raise ConnectionError(f"the client sent {len(fds)} descriptors, not 3")
+    return json.loads(data[_HEADER:]), fds
 
 
 def _shared_environment(env) -> dict:

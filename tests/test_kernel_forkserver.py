@@ -20,6 +20,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -289,3 +290,29 @@ time.sleep(600)
     while time.monotonic() < deadline and (_alive(kernel) or _alive(launcher)):
         time.sleep(0.2)
     assert not _alive(kernel) and not _alive(launcher)
+
+
+def test_a_broken_request_leaves_the_server_serving(server):
+    # a client that hangs up at once, mid-length, mid-request, or with too few descriptors:
+    # each request is refused (logged), and the next kernel is forked as usual
+    fds = len(os.listdir(f"/proc/{server.pid}/fd"))
+    for payload, descriptors in ((b"", []), (b"\0\0", []), (b"\0" * 7 + b"\x20{", []),
+                                 (b"\0" * 7 + b"\x02{}", [0])):
+        client = socket.socket(socket.AF_UNIX)
+        client.connect(str(server.dir / "sock"))
+        if descriptors:
+            socket.send_fds(client, [payload], descriptors)
+        else:
+            client.sendall(payload)
+        client.close()
+    deadline = time.monotonic() + 20
+    while server.log.read_text().count("a request failed") < 4:
+        assert time.monotonic() < deadline, server.log.read_text()
+        time.sleep(0.1)
+    assert len(os.listdir(f"/proc/{server.pid}/fd")) == fds
+    km, kc = start(FORKED, server.dir)
+    try:
+        assert int(value(kc, "__import__('os').getpid()")) != km.provisioner.process.pid
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
