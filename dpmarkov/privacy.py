@@ -760,8 +760,7 @@ def _eq6_outward(k, eta, N, n, gamma, m, pairs, *, every_guard=False):
     """
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         h = k / N
-        n1 = n - 1
-        big = N - n1 * m
+        big = N - (n - 1) * m
         top = k * (1 - np.where(n == 2, 1, 2) * eta)
         # eq. (6): increments at x0 and x2; the guard (the exact loss at m): at x1 and x3
         x0, x1, x2, x3 = top - h, h * (big - 1), k * eta, h * m
@@ -774,8 +773,8 @@ def _eq6_outward(k, eta, N, n, gamma, m, pairs, *, every_guard=False):
         steps = np.concatenate([h, hg, h, hg])
         scaled = _mean_digamma(x, steps, step_positive=True)
         bounds = _increment_error(x, steps, scaled, step_positive=True)
-        logs = np.log1p(-n1 * gamma), np.log(gamma)   # _output_logs, with n - 1 formed once
-        term, term_error = _output_term(h, n, gamma, logs), _output_term_error(h, n, gamma, logs)
+        logs = _output_logs(n, gamma)
+        term, term_error = _output_term(h, n, gamma, logs), _output_term_error(h, n, logs)
         if rows.size:
             term = np.concatenate([term, term[rows]])
             term_error = np.concatenate([term_error, term_error[rows]])
@@ -822,15 +821,15 @@ def _guard_loses(k, n, h, x0, x1, x2, x3):
     return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 >= 1.0) & (k < 1e300)
 
 
-def _output_term_error(h, n, gamma, logs=None):
+def _output_term_error(h, n, logs):
     """An upper bound on the absolute rounding error of ``_output_term``.
 
     log1p(-(n-1) gamma) inherits the relative error u of (n-1) gamma amplified by
     (n-1) gamma / (1 - (n-1) gamma) < n - 1 (gamma < 1/n); log gamma, the subtraction and
     the product by h add a few u: (n + 8) u h (|log1p(-(n-1) gamma)| + |log gamma|).
-    ``logs``: ``_output_logs(n, gamma)`` when the caller has them already.
+    ``logs``: the two logarithms, ``_output_logs(n, gamma)``.
     """
-    l1, l2 = _output_logs(n, gamma) if logs is None else logs
+    l1, l2 = logs
     return ((n + 8.0) * _U * h) * (np.abs(l1) + np.abs(l2))
 
 

@@ -131,7 +131,7 @@ def serve(path: str, kernels_dir: str) -> None:
         sys.exit("kernel_forkserver: the preloaded libraries imported the inline backend or "
                  "started a thread: a forked kernel would not be a fresh one")
     gc.collect()
-    # every generator of the random module the imports made (random's own, sympy's three):
+    # every generator of the random module the imports made (random's own, sympy's, others):
     # each kernel seeds them afresh, as its own imports would have
     generators = [g for g in gc.get_objects() if isinstance(g, random.Random)]
     gc.freeze()                                  # keep the preloaded objects shared after fork
@@ -197,9 +197,8 @@ def _become_kernel(conn: socket.socket, request: dict, fds: list[int], imported:
     for generator in generators:                 # fresh OS entropy, as fresh imports draw
         generator.seed()
     np.random.seed()
-    if "sympy" in sys.modules:                   # drawn from its generator at import
-        from sympy.core.symbol import Dummy
-        Dummy._base_dummy_index = Dummy._prng.randint(10**6, 9 * 10**6)
+    from sympy.core.symbol import Dummy         # preloaded; its base index is drawn at import
+    Dummy._base_dummy_index = Dummy._prng.randint(10**6, 9 * 10**6)
     conn.sendall(f"{os.getpid()}\n".encode())
 
     def exit_with_launcher():

@@ -15,8 +15,9 @@ export MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824
 export PYTHONSTARTUP="$PWD/tests/kernel_startup.py"
 # nbval's notebook kernels are forked from one server that has imported ipykernel, numpy,
 # scipy, matplotlib, sympy and mpmath once (scripts/kernel_forkserver.py; about 30 s of CPU
-# less over the book).  A notebook sees what a fresh kernel gives it
-# (tests/test_kernel_forkserver.py), and nbval compares every output with the stored one.
+# less over the book).  A notebook sees what a fresh kernel gives it, but for differences no
+# chapter's output depends on (tests/test_kernel_forkserver.py compares the two kinds of
+# kernel), and nbval compares every output with the one a fresh kernel stored.
 # start_kernel_forkserver starts the server (its socket, kernelspec and log in a new folder
 # KERNEL_FORKS) and sets NBVAL_KERNEL, nbval's option naming the kernel; stop_kernel_forkserver
 # ends it.  Without the server a kernel starts as an ordinary one.
