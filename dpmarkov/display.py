@@ -55,3 +55,55 @@ def glue(name: str, variable, display: bool = True) -> None:
     bundle, metadata = format_display_data(variable)
     metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
     show({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+
+
+@_checks.public
+def below(value, bound: float, *, markdown: bool = False):
+    """A rounding-error size shown as a bound that is the same on every machine.
+
+    The one helper for printing or gluing numbers near machine epsilon (a residual, a
+    largest error, a relative difference): their exact value depends on the CPU's SIMD
+    level, the BLAS kernel and the library versions, so a chapter shows "below 1e-15"
+    instead of "1.1e-16".  Book: every chapter (README, "Portable outputs").
+
+    Parameters
+    ----------
+    value : float or array_like
+        The error size(s); the largest absolute value is compared with ``bound``.
+    bound : float
+        A positive bound, usually a power of ten, chosen with a margin over every
+        machine's noise.
+    markdown : bool, optional
+        Return ``IPython.display.Markdown`` ("below $10^{-15}$") to glue instead of text.
+
+    Returns
+    -------
+    str or IPython.display.Markdown
+        ``"below 1e-15"`` (text) or the Markdown form.
+
+    Raises
+    ------
+    ValueError
+        If ``bound`` is not positive, or the largest ``|value|`` is not below it (the
+        check a notebook's assertion would make, so a wrong number cannot print as noise).
+
+    Examples
+    --------
+    >>> below(1.1e-16, 1e-15)
+    'below 1e-15'
+    """
+    arr = _checks.as_float_array("value", value)
+    limit = _checks.scalar("bound", bound)
+    if not limit > 0:
+        raise ValueError(f"bound={limit!r} must be positive")
+    largest = float(abs(arr).max()) if arr.size else 0.0
+    if not largest < limit:
+        raise ValueError(f"value={largest!r} is not below bound={limit!r}: it is not "
+                         "rounding noise under this bound")
+    mantissa, exponent = f"{limit:.0e}".split("e")
+    text = f"{mantissa}e{int(exponent)}" if mantissa != "1" else f"1e{int(exponent)}"
+    if not markdown:
+        return f"below {text}"
+    from IPython.display import Markdown
+    tex = f"10^{{{int(exponent)}}}" if mantissa == "1" else f"{mantissa} \\times 10^{{{int(exponent)}}}"
+    return Markdown(f"below ${tex}$")
