@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
+import math
 from math import factorial, gcd
 
 import numpy as np
@@ -211,11 +212,60 @@ def laplace_project_comparison(counts, epsilon, *, rng=None, size=None) -> np.nd
     return project_to_simplex(noisy / c.sum(axis=-1, keepdims=True))
 
 
-def _numpy_laplace_noise(k, scale):
-    """The double numpy's ``Generator.laplace(0, scale)`` returns for the draw U = k 2^-53."""
-    u = np.asarray(k, np.int64) * 2.0 ** -53
-    with np.errstate(divide="ignore"):
-        return np.where(u >= 0.5, -(scale * np.log(2.0 - u - u)), scale * np.log(u + u))
+@_checks.public
+def numpy_laplace_noise(k, scale) -> np.ndarray:
+    """The double numpy's ``Generator.laplace(0, scale)`` returns for the raw draw U = k 2^-53.
+
+    A replica of numpy's C sampler (``random_laplace`` in numpy/random/src/distributions):
+    U = k 2^-53 is ``next_double``'s value; the noise is 0 - scale log(2 - U - U) for
+    U >= 1/2 and 0 + scale log(U + U) otherwise.  The logarithm is the C library's
+    ``log``, which numpy's C code calls and Python's ``math.log`` calls too; numpy's
+    vectorised ``np.log`` is not used, since its SIMD code paths (AVX-512 among them) can
+    differ from the C library in the last bit.  Sums, differences and products are
+    IEEE-exact roundings in both, so the replica gives the same doubles on every CPU and
+    under any numpy dispatch level (``tests/test_baselines.py`` checks this, also with
+    numpy's SIMD cut to the baseline).  Book: "Baselines at matched privacy" (the
+    floating-point attack).
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        The raw draws' 53-bit integers, 1 <= k <= 2^53 - 1 (numpy rejects U = 0).
+    scale : float
+        The Laplace scale b > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The noise doubles, of ``k``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If some k is not a whole number in [1, 2^53 - 1], or ``scale`` is not positive.
+
+    Examples
+    --------
+    >>> raw = np.random.default_rng(0).bit_generator.random_raw(5) >> np.uint64(11)
+    >>> z = numpy_laplace_noise(raw.astype(np.int64), 10.0)
+    >>> bool(np.array_equal(z, np.random.default_rng(0).laplace(0.0, 10.0, size=5)))
+    True
+    """
+    draws = _checks.integer_at_least("k", k, 1)
+    if np.any(draws > 2.0 ** 53 - 1):
+        bad = draws[draws > 2.0 ** 53 - 1].flat[0]
+        raise ValueError(f"k={bad!r} exceeds 2^53 - 1: next_double draws 53 bits")
+    b = float(_checks.positive("scale", scale))
+    return _laplace_from_draws(np.asarray(draws, np.int64), b)
+
+
+def _laplace_from_draws(k: np.ndarray, scale: float) -> np.ndarray:
+    """``numpy_laplace_noise`` without the checks (the attack's bisection calls it 53 times)."""
+    u = k * 2.0 ** -53
+    upper = u >= 0.5
+    arg = np.where(upper, 2.0 - u - u, u + u)
+    logs = np.fromiter(map(math.log, arg.ravel().tolist()), float, arg.size).reshape(arg.shape)
+    return np.where(upper, 0.0 - scale * logs, 0.0 + scale * logs)
 
 
 @_checks.public
@@ -239,10 +289,10 @@ def laplace_float_attack(outputs, count, epsilon):
     hi = np.full(y.shape, 2 ** 53 - 1, np.int64)
     while np.any(lo < hi):                    # smallest k with fl(c + z(k)) >= y
         mid = (lo + hi) // 2
-        ge = (c + _numpy_laplace_noise(mid, b)) >= y
+        ge = (c + _laplace_from_draws(mid, b)) >= y
         hi = np.where(ge, mid, hi)
         lo = np.where(ge, lo, mid + 1)
-    return (c + _numpy_laplace_noise(lo, b)) != y
+    return (c + _laplace_from_draws(lo, b)) != y
 
 
 # ---------------------------------------------- exact integer noise: releases
