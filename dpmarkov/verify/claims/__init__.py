@@ -30,7 +30,8 @@ list ``CLAIMS`` in that order.
 Book: chapters "Verification report", "Privacy audit" and "Errata".
 """
 from ._core import (CLAIMS, DEFAULT_SUPPORT, METHODS, SEVERITY, SUPPORTS, VERDICTS, Claim, GRADE,
-                    GRADE_MIN_COUNT, K_GRID, SEED, TAXI_GAMMA, TAXI_N_PAPER, agrees, format_evidence, get,
+                    GRADE_MIN_COUNT, K_GRID, NOISE_BOUND, SEED, TAXI_GAMMA, TAXI_N_PAPER, agrees,
+                    format_evidence, get, is_rounding_noise,
                     run_all, verdict_md, verdict_text)
 from ._shared import ILLUSTRATIVE_GRADES
 from . import foundations, privacy, accuracy, chains, grades, taxi  # noqa: E402  (registers, in order)
@@ -53,4 +54,4 @@ REQUIRED_IDS = (
 # the documented API (the data constants are reachable as attributes, documented in the
 # modules that define them)
 __all__ = ["CLAIMS", "Claim", "get", "run_all", "verdict_text", "verdict_md", "format_evidence",
-           "agrees"]
+           "agrees", "is_rounding_noise"]

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Callable
 
+import re
+
 import numpy as np
 
 
@@ -147,11 +149,31 @@ def run_all(claims=None):
     return out
 
 
+#: Evidence entries whose name says they are rounding-error sizes (a residual, a largest
+#: error, a gap between two evaluations of one number, a float minus its 30-digit value):
+#: their digits depend on the CPU and the library versions, so they are shown as a bound.
+NOISE_KEY = re.compile(r"error|gap|_minus_")
+#: The bound such entries are shown under (each check asserts its own, tighter, tolerance).
+NOISE_BOUND = 1e-12
+
+
+def is_rounding_noise(key: str) -> bool:
+    """True when the evidence entry ``key`` is a rounding-error size (see ``NOISE_KEY``)."""
+    return bool(NOISE_KEY.search(key))
+
+
 def format_evidence(evidence: dict) -> str:
-    """``name=value`` pairs with 4 significant digits, for the verification report's table."""
+    """``name=value`` pairs with 4 significant digits, for the verification report's table.
+
+    Rounding-error sizes (``is_rounding_noise``) are shown as "below 1e-12", the same on
+    every machine (``dpmarkov.display.below`` raises if one is not).
+    """
+    from ...display import below
     parts = []
     for key, value in evidence.items():
-        if isinstance(value, (bool, np.bool_)):
+        if is_rounding_noise(key) and not isinstance(value, (bool, np.bool_)):
+            parts.append(f"{key} {below(value, NOISE_BOUND)}")
+        elif isinstance(value, (bool, np.bool_)):
             parts.append(f"{key}={bool(value)}")
         elif isinstance(value, (int, np.integer)):
             parts.append(f"{key}={int(value):,}")
