@@ -75,29 +75,31 @@ case "$cmd" in
   test)
     setup
     rm -rf _build
-    # Every notebook runs once: the book is built from the notebooks' stored outputs with
-    # execution off (scripts/stored_outputs_config.py), warnings as errors, while nbval
-    # executes every notebook and compares each output with the stored one (so the pages
-    # show verified outputs) and the unit tests run; the reader tests then inspect the
-    # built pages.  The build runs beside the tests to use both cores.
+    # Every notebook runs twice, in fresh kernels: once by nbval beside the unit tests, and once
+    # more by nbval with numpy's SIMD dispatch cut to the build's baseline
+    # (scripts/baseline_dispatch.py), as another CPU would run it, so an output that depends on
+    # the SIMD level fails here.  OpenBLAS's settings stay as the machine has them.  Meanwhile
+    # the book is built from the notebooks' stored outputs with execution off
+    # (scripts/stored_outputs_config.py), warnings as errors; the reader tests then inspect the
+    # built pages.  One BLAS thread per process: two test workers and the build share 2 cores.
+    export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
     echo "== book build from the stored outputs (warnings as errors), beside the tests =="
-    . scripts/test_env.sh        # BLAS threads, allocator and garbage collector of the run
     status=0
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
-    # niced: it fills the cores the tests leave idle
-    ( renice -n 10 -p "$BASHPID" >/dev/null
+    ( renice -n 10 -p "$BASHPID" >/dev/null     # niced: it fills the cores the tests leave idle
       build_book . --config _build/_config_stored_outputs.yml --all -W -n --keep-going
     ) >_build/book-build.log 2>&1 &
     build=$!
-    echo "== unit tests and nbval on every notebook (each executed once) =="
-    start_kernel_forkserver      # the notebooks' kernels, forked (scripts/test_env.sh)
-    trap stop_kernel_forkserver EXIT
-    # the notebooks first: the longest items start early and short unit tests fill the end
-    # shellcheck disable=SC2086  # NBVAL_KERNEL is an option and its value, or nothing
-    "$PY" -m pytest -n 2 --dist loadfile book/*.ipynb tests --nbval $NBVAL_KERNEL \
-      --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider \
-      --ignore tests/test_reader.py || status=$?
-    stop_kernel_forkserver
+    # the slowest notebooks first (xdist's loadfile hands out files in this order), so the
+    # longest items start early and the short unit tests fill the end
+    mapfile -t notebooks < <("$PY" scripts/notebook_order.py)
+    nbval=(--nbval --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider -n 2 --dist loadfile)
+    echo "== unit tests and nbval on every notebook =="
+    "$PY" -m pytest "${nbval[@]}" "${notebooks[@]}" tests --ignore tests/test_reader.py \
+      || status=$?
+    echo "== nbval on every notebook again, numpy at its baseline SIMD dispatch =="
+    NPY_DISABLE_CPU_FEATURES="$("$PY" scripts/baseline_dispatch.py)" \
+      "$PY" -m pytest "${nbval[@]}" -q "${notebooks[@]}" || status=$?
     wait "$build" || { status=1; tail -n 40 _build/book-build.log; echo "book build failed" >&2; }
     tail -n 3 _build/book-build.log
     echo "== reader tests on the built pages =="

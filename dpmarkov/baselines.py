@@ -224,8 +224,9 @@ def numpy_laplace_noise(k, scale) -> np.ndarray:
     differ from the C library in the last bit.  Sums, differences and products are
     IEEE-exact roundings in both, so the replica gives the same doubles on every CPU and
     under any numpy dispatch level (``tests/test_baselines.py`` checks this, also with
-    numpy's SIMD cut to the baseline).  Book: "Baselines at matched privacy" (the
-    floating-point attack).
+    numpy's SIMD cut to the baseline).  The Laplace release it replicates is the one the
+    paper's Section 1 compares with; adjacency as in Definition 3 moves a count by 1.
+    Book: "Baselines at matched privacy" (the floating-point attack).
 
     Parameters
     ----------
@@ -290,8 +291,9 @@ def laplace_float_attack(outputs, count, epsilon):
     while np.any(lo < hi):                    # smallest k with fl(c + z(k)) >= y
         mid = (lo + hi) // 2
         ge = (c + _laplace_from_draws(mid, b)) >= y
-        hi = np.where(ge, mid, hi)
-        lo = np.where(ge, lo, mid + 1)
+        active = lo < hi                      # converged entries stay where they are
+        hi = np.where(active & ge, mid, hi)
+        lo = np.where(active & ~ge, mid + 1, lo)
     return (c + _laplace_from_draws(lo, b)) != y
 
 

@@ -6,14 +6,11 @@
 - no stored output is an error;
 - every {prf:ref} target is a label defined somewhere in the book;
 - code cells are plain Python, so the build may highlight them with Python's lexer, and
-  every name a chapter imports is used (an unused import still costs its kernel the import);
-- the start-up file of the test run's kernels (tests/kernel_startup.py) leaves a chapter's
-  namespace as a fresh kernel has it.
+  every name a chapter imports is used (an unused import still costs its kernel the import).
 """
 from __future__ import annotations
 
 import ast
-import gc
 import re
 from pathlib import Path
 
@@ -94,19 +91,6 @@ def test_every_import_is_used(path):
                 for alias in node.names if alias.asname or "." not in alias.name}
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     assert imported <= used, f"{path.name} imports {sorted(imported - used)} without using it"
-
-
-def test_kernel_startup_binds_no_name_and_only_tunes_the_collector():
-    """./run.sh test runs tests/kernel_startup.py in each kernel's namespace (PYTHONSTARTUP)."""
-    source = (ROOT / "tests" / "kernel_startup.py").read_text()
-    namespace = {}
-    before = gc.get_threshold()
-    try:
-        exec(compile(source, "kernel_startup.py", "exec"), namespace)
-        assert gc.get_threshold() == (50_000, 20, 100)
-    finally:
-        gc.set_threshold(*before)
-    assert set(namespace) == {"__builtins__"}, sorted(namespace)
 
 
 LABEL = re.compile(r":label:\s*([\w-]+)")

@@ -46,8 +46,19 @@ def test_stored_outputs_config_differs_only_in_execution(tmp_path):
     assert original["execute"]["stderr_output"] == "warn"
     run_sh = (ROOT / "run.sh").read_text()
     test_cmd = run_sh[run_sh.index("  test)"):run_sh.index(";;", run_sh.index("  test)"))]
-    assert "--nbval" in test_cmd and "book/*.ipynb" in test_cmd
+    assert "--nbval" in test_cmd and "notebook_order.py" in test_cmd
+    # the second nbval pass at numpy's baseline dispatch; OpenBLAS left as the machine has it
+    assert "NPY_DISABLE_CPU_FEATURES" in test_cmd and "baseline_dispatch.py" in test_cmd
+    assert "OPENBLAS_CORETYPE" not in run_sh
     assert "stored_outputs_config.py" in test_cmd and "-W" in test_cmd and "--all" in test_cmd
+
+
+def test_notebook_order_lists_every_notebook_once():
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "notebook_order.py")],
+                         capture_output=True, text=True, check=True)
+    listed = run.stdout.split()
+    assert sorted(listed) == sorted(f"book/{p.name}" for p in (ROOT / "book").glob("*.ipynb"))
+    assert len(set(listed)) == len(listed)
 
 
 def test_nbval_fails_on_a_changed_stored_output(tmp_path):

@@ -154,6 +154,7 @@ VALID = {
     "bl.laplace_scale": ((1.0,), {}),
     "bl.privatize_rows": ((K3, functools.partial(bl.geometric_project, epsilon=1.0)), {"support": "all", "rng": 0}),
     "bl.laplace_float_attack": ((np.array([10.3, 9.7]), 10, 0.1), {}),
+    "bl.numpy_laplace_noise": ((np.array([1, 2 ** 52]), 20.0), {}),
     "bl.discrete_laplace_parameter": ((0.5,), {}),
     "bl.certify_theorem1_calibration": ((5.0, 0.01, 0.2, 75, 3), {"k_max_factor": 10.0}),
     "bl.project_to_simplex": ((np.array([0.5, -0.1, 0.7]),), {}),
