@@ -10,6 +10,7 @@
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
 #   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's chromium)
+#   ./run.sh test-oldest   the unit tests on the lowest library versions pyproject.toml allows
 #   ./run.sh test-install  slow reader checks: the wheel in a fresh venv runs notebooks from the
 #                      built site (needs PyPI), and every page fits at 1400 px in headless chromium
 set -euo pipefail
@@ -134,6 +135,21 @@ case "$cmd" in
     [ -f _build/html/index.html ] || build_book . --all -W -n --keep-going
     DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py tests/test_browser.py \
       -p no:cacheprovider
+    ;;
+  test-oldest)
+    setup
+    # The library against the lowest versions pyproject.toml allows (uv's lowest-direct
+    # resolution of the package, its parquet, accounting and test extras), in its own venv:
+    # the unit tests only (tests/conftest.py leaves out the files that need the book's tools).
+    base="$("$PY" -c 'import sys; print(sys._base_executable)')"
+    rm -rf .venv-oldest
+    "$VENV/bin/uv" venv -q --python "$base" .venv-oldest
+    "$VENV/bin/uv" pip install -q --python .venv-oldest/bin/python --resolution lowest-direct \
+      -e ".[parquet,accounting,test]"
+    "$VENV/bin/uv" pip list -q --python .venv-oldest/bin/python 2>/dev/null \
+      | grep -iE '^(numpy|scipy|pandas|sympy|mpmath|python-flint|pyarrow|dp-accounting) '
+    OPENBLAS_NUM_THREADS=1 DPMARKOV_UNIT_ONLY=1 .venv-oldest/bin/python -m pytest tests -n 2 \
+      -p no:cacheprovider -q
     ;;
   *)
     sed -n '/^#   /p' "$0"; exit 2 ;;

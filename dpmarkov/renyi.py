@@ -198,8 +198,13 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
     the conversion of dp_accounting's RDP accountant.  Infinite rdp values are skipped;
     all infinite gives epsilon = inf.  Not in the paper (its Theorem 1 is a single release).
     """
+    conversion = _checks.choice("conversion", conversion, ("improved", "classic"))
     alpha = _orders(alpha)
-    r = np.asarray(rdp, dtype=float)
+    try:                                   # inf is allowed here, so not as_float_array
+        r = np.asarray(rdp, dtype=float)
+    except (TypeError, ValueError) as err:  # text, ragged lists: the message differs by numpy
+        raise ValueError(f"rdp={_checks.show(rdp)} must be an array of numbers >= 0 "
+                         f"(inf allowed): {err}") from err
     if r.shape != alpha.shape or alpha.ndim != 1:
         raise ValueError(f"alpha (shape {alpha.shape}) and rdp (shape {r.shape}) must be "
                          "1-d arrays of the same length")
