@@ -245,7 +245,8 @@ def test_manifest_matches_the_folders_and_the_book():
     assert sorted(p.name for p in FOLDER.iterdir()
                   if p.is_dir() and not p.name.startswith(".")) == sorted(NAMES)
     assert [a["part"] for a in ASSIGNMENTS] == ["Foundations", "Privacy", "Accuracy",
-                                                "Markov chains", "Comparisons"]
+                                                "Markov chains", "Comparisons",
+                                                "Beyond the paper"]
     book = _book_exercise_labels()
     for entry in ASSIGNMENTS:
         master = nbformat.read(FOLDER / entry["folder"] / f"{entry['folder']}.ipynb", as_version=4)
