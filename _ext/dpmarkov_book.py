@@ -258,7 +258,15 @@ def _builder_inited(app):
             single.setdefault(node, funcs)
     app.set_html_assets_policy("always")  # MathJax on every page (sidebar titles)
     build_wheel(Path(app.srcdir) / "_build" / "wheel")
-    build_student_assignments(Path(app.srcdir) / STUDENT_NOTEBOOKS)
+    out = Path(app.srcdir) / STUDENT_NOTEBOOKS
+    if any((ROOT / "assignments").glob("*/*.ipynb")):
+        build_student_assignments(out)
+    else:   # the student edition's copy: scripts/student_edition.py built them from the masters
+        missing = [a["folder"] for a in assignments()
+                   if not (out / f"{a['folder']}.ipynb").is_file()]
+        if missing:
+            raise RuntimeError(f"no master notebooks in {ROOT / 'assignments'} and no student "
+                               f"notebooks of {missing} in {out}")
 
 
 # ---------------------------------------------------------------- 4. API reference
