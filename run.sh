@@ -122,7 +122,8 @@ case "$cmd" in
       "$VENV/bin/otter" assign "$nb" "_build/assignments/$part"
     done
     echo "Student notebooks: $(pwd)/_build/assignments/*/student/"
-    echo "Autograders (grade with .venv/bin/otter run -a ZIP SUBMISSION.ipynb): $(pwd)/_build/assignments/*/autograder/"
+    echo "Autograders and instructor notebooks (rubrics): $(pwd)/_build/assignments/*/autograder/"
+    echo "Grade a folder of submissions: ./run.sh grade FOLDER"
     ;;
   grade)
     [ $# -ge 2 ] || { echo "usage: ./run.sh grade FOLDER [CSV]" >&2; exit 2; }

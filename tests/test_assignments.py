@@ -133,6 +133,14 @@ def test_a_written_question_with_its_rubric(name, built):
     assert "Rubric" not in pupil and "Model answer" not in pupil
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_student_notebook_names_its_assignment(name, built):
+    """./run.sh grade finds a submission's autograder by this name (the master's config)."""
+    student = nbformat.read(built[name][0], as_version=4)
+    assert student.metadata["otter"]["assignment_name"] == name
+    assert not any("grader.export" in c.source for c in student.cells)   # export_cell: false
+
+
 def test_grade_a_folder_into_one_csv(built, tmp_path):
     """./run.sh grade: solution, blank and mistaken notebooks -> one row each, per question."""
     entry = next(a for a in ASSIGNMENTS if a["folder"] == "privacy")
