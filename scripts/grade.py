@@ -48,7 +48,7 @@ class _Grader:
         return lambda *args, **kwargs: None
 
 
-def _quiet(function, *args, **kwargs):
+def quiet(function, *args, **kwargs):
     """Call ``function`` with its printed output and its warnings (a submission's) dropped."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
             warnings.catch_warnings():
@@ -72,7 +72,7 @@ def run_cells(nb) -> dict:
             continue
         source = "\n".join(line for line in cell.source.splitlines() if not OTTER_LINE.match(line))
         try:
-            _quiet(exec, compile(source, f"<cell {i}>", "exec"), env)
+            quiet(exec, compile(source, f"<cell {i}>", "exec"), env)
         except BaseException:  # noqa: BLE001 - `otter run` ignores errors in a cell too
             pass
     return env
@@ -86,7 +86,7 @@ def score(nb, autograder_zip: Path, scratch: Path) -> dict[str, tuple[float, flo
     for path in test_files(autograder_zip, scratch):
         test = OKTestFile.from_file(str(path))
         try:
-            _quiet(test.run, env)
+            quiet(test.run, env)
             out[test.name] = (float(test.score), float(test.possible))
         except BaseException:  # noqa: BLE001 - a submission that breaks the tests scores 0
             out[test.name] = (0.0, float(test.possible))

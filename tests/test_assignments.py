@@ -29,10 +29,8 @@ assignment) checks that this in-process grading gives the scores `otter run` giv
 from __future__ import annotations
 
 import ast
-import contextlib
 import csv
 import importlib.util
-import io
 import os
 import re
 from pathlib import Path
@@ -54,11 +52,6 @@ grading = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(grading)
 
 
-def _quiet(function, *args, **kwargs):
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        return function(*args, **kwargs)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """otter assign on every master notebook -> {name: (student nb, autograder nb, zip)}."""
@@ -67,7 +60,8 @@ def built(tmp_path_factory):
     result = {}
     for name in NAMES:
         dest = out / name
-        _quiet(otter_assign.main, str(FOLDER / name / f"{name}.ipynb"), str(dest), no_run_tests=True)
+        grading.quiet(otter_assign.main, str(FOLDER / name / f"{name}.ipynb"), str(dest),
+                      no_run_tests=True)
         zips = list((dest / "autograder").glob("*.zip"))
         assert len(zips) == 1, f"{name}: autograder zips {zips}"
         result[name] = (dest / "student" / f"{name}.ipynb", dest / "autograder" / f"{name}.ipynb",
@@ -275,7 +269,7 @@ def test_otter_run_gives_the_in_process_score(built, tmp_path, monkeypatch):
     submission = tmp_path / "privacy.ipynb"
     mistaken = _with_mistake(autograder, "privacy", entry["mistakes"][0])
     nbformat.write(mistaken, submission)
-    results = _quiet(otter_run, str(submission), autograder=str(zip_path), output_dir=None,
+    results = grading.quiet(otter_run, str(submission), autograder=str(zip_path), output_dir=None,
                      no_logo=True)
     score, possible = grade(mistaken, zip_path, tmp_path / "in_process")
     assert (results.total, results.possible) == pytest.approx((score, possible))
