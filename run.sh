@@ -9,10 +9,13 @@
 #   ./run.sh student   the student edition (solutions hidden) -> _build/student/index.html
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
+#   ./run.sh grade FOLDER [CSV]  grade every submitted notebook below FOLDER, without Docker,
+#                      into one CSV of scores per question (default FOLDER/scores.csv)
 #   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's chromium)
 #   ./run.sh test-oldest   the unit tests on the lowest library versions pyproject.toml allows
-#   ./run.sh test-install  slow reader checks: the wheel in a fresh venv runs notebooks from the
-#                      built site (needs PyPI), and every page fits at 1400 px in headless chromium
+#   ./run.sh test-install  slow reader checks: the wheel in a fresh venv runs notebooks and the
+#                      assignments' student notebooks (their public tests) from the built site
+#                      (needs PyPI), and every page fits at 1400 px in headless chromium
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=.venv
@@ -122,7 +125,16 @@ case "$cmd" in
       "$VENV/bin/otter" assign "$nb" "_build/assignments/$part"
     done
     echo "Student notebooks: $(pwd)/_build/assignments/*/student/"
-    echo "Autograders (grade with .venv/bin/otter run -a ZIP SUBMISSION.ipynb): $(pwd)/_build/assignments/*/autograder/"
+    echo "Autograders and instructor notebooks (rubrics): $(pwd)/_build/assignments/*/autograder/"
+    echo "Grade a folder of submissions: ./run.sh grade FOLDER"
+    ;;
+  grade)
+    [ $# -ge 2 ] || { echo "usage: ./run.sh grade FOLDER [CSV]" >&2; exit 2; }
+    setup
+    # the autograders come from ./run.sh assignments; each submission runs in a forked child
+    # process and is scored by otter's own test classes (scripts/grade.py)
+    compgen -G "_build/assignments/*/autograder/*.zip" >/dev/null || "$0" assignments
+    "$PY" scripts/grade.py "${@:2}"
     ;;
   pdf)
     setup

@@ -15,7 +15,9 @@ Loaded from _config.yml (``sphinx.local_extensions``).  It does six things:
    dropped: the book has no live-code button.
 3. **The wheel for download.**  The package is built into ``_build/wheel`` when the
    book is built; the page "Run a chapter yourself" links it with ``{download}``
-   through the substitution ``{{ wheel_download }}``.
+   through the substitution ``{{ wheel_download }}``.  The student notebooks of the
+   graded assignments (``otter assign`` on assignments/, no solutions, public tests
+   only) are built beside it and linked through ``{{ assignment_downloads }}``.
 4. **The API reference.**  The directive ``dpmarkov-api`` documents every public
    name of a module (its ``__all__``) with autosummary + autodoc; docstrings are
    parsed by napoleon (numpydoc style).  A docstring's ``Book: "chapter title"``
@@ -139,6 +141,10 @@ def _config_inited(app, config):
     wheel = wheel_name()
     subs["wheel_name"] = wheel
     subs["wheel_download"] = f"{{download}}`{wheel} <../_build/wheel/{wheel}>`"
+    # 3b. the graded assignments' student notebooks, linked from the same page
+    subs["assignment_downloads"] = "\n".join(
+        f"- {a['part']}: {{download}}`{a['folder']}.ipynb <../{STUDENT_NOTEBOOKS}/{a['folder']}.ipynb>`"
+        for a in assignments())
     config.myst_substitutions = subs
 
 
@@ -213,6 +219,34 @@ def build_wheel(outdir: Path) -> Path:
     return path
 
 
+# ------------------------------------------------- 3b. the assignments' student notebooks
+STUDENT_NOTEBOOKS = "_build/student_assignments"
+
+
+def assignments() -> list[dict]:
+    import yaml
+    return yaml.safe_load((ROOT / "assignments" / "assignments.yml").read_text())
+
+
+def build_student_assignments(outdir: Path) -> list[Path]:
+    """``otter assign`` (without running the tests) on every master notebook in
+    assignments/, in one child process; the student notebooks land in ``outdir``: no
+    solution, public tests only, what a student downloads from the book."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    names = [a["folder"] for a in assignments()]
+    code = ("import contextlib, io, shutil, sys, tempfile; from pathlib import Path; "
+            "import otter.assign\n"
+            "root, out = Path(sys.argv[1]), Path(sys.argv[2])\n"
+            "for name in sys.argv[3:]:\n"
+            "    with tempfile.TemporaryDirectory() as tmp, "
+            "contextlib.redirect_stdout(io.StringIO()):\n"
+            "        otter.assign.main(str(root / name / f'{name}.ipynb'), tmp, no_run_tests=True)\n"
+            "        shutil.copy2(Path(tmp) / 'student' / f'{name}.ipynb', out / f'{name}.ipynb')\n")
+    subprocess.run([sys.executable, "-c", code, str(ROOT / "assignments"), str(outdir.resolve()),
+                    *names], check=True)
+    return [outdir / f"{name}.ipynb" for name in names]
+
+
 def _builder_inited(app):
     if app.builder.name == "singlehtml":
         # sphinx-proof registers its nodes for "html" only, and because other extensions
@@ -224,6 +258,15 @@ def _builder_inited(app):
             single.setdefault(node, funcs)
     app.set_html_assets_policy("always")  # MathJax on every page (sidebar titles)
     build_wheel(Path(app.srcdir) / "_build" / "wheel")
+    out = Path(app.srcdir) / STUDENT_NOTEBOOKS
+    if any((ROOT / "assignments").glob("*/*.ipynb")):
+        build_student_assignments(out)
+    else:   # the student edition's copy: scripts/student_edition.py built them from the masters
+        missing = [a["folder"] for a in assignments()
+                   if not (out / f"{a['folder']}.ipynb").is_file()]
+        if missing:
+            raise RuntimeError(f"no master notebooks in {ROOT / 'assignments'} and no student "
+                               f"notebooks of {missing} in {out}")
 
 
 # ---------------------------------------------------------------- 4. API reference

@@ -21,6 +21,7 @@ Usage: python scripts/student_edition.py [OUT] [--practice-solutions]
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import shutil
 from pathlib import Path
@@ -117,6 +118,14 @@ def main(out: Path, *, practice: bool = False) -> None:
         nb = nbformat.read(path, as_version=4)
         total += strip_solutions(nb, graded, practice=practice)
         nbformat.write(nb, path)
+    # the assignments' student notebooks (no solutions), which the page "Run a chapter yourself"
+    # offers, built here from the masters, which stay out of the copy; with the manifest
+    (out / "assignments").mkdir()
+    shutil.copy2(ROOT / "assignments" / "assignments.yml", out / "assignments" / "assignments.yml")
+    spec = importlib.util.spec_from_file_location("dpmarkov_book", ROOT / "_ext" / "dpmarkov_book.py")
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    ext.build_student_assignments(out / ext.STUDENT_NOTEBOOKS)
     config = yaml.safe_load((out / "_config.yml").read_text())
     config["execute"]["execute_notebooks"] = "off"
     config["title"] = config["title"] + " (student edition)"

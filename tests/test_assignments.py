@@ -4,27 +4,35 @@ For every assignment in assignments/assignments.yml, `otter assign` (as `./run.s
 runs it) builds the student notebook and the autograder; then
 
 - the autograder gives full marks to the solution notebook, zero to the blank student
-  notebook and partial marks to the solution with the manifest's typical mistake;
+  notebook, and to the solution with each of the manifest's typical mistakes exactly the
+  marks the mistake does not touch (its ``costs`` below full marks); among the mistakes are
+  answers handed to ``dpmarkov`` where the question forbids it, which the hidden tests catch
+  (they compare with values computed independently of the package, by mpmath, scipy or
+  plain Python, and watch for calls into it);
+- every assignment has a written question graded by hand (otter's manual questions) whose
+  model answer and rubric are in the instructor's (autograder) notebook and not in the
+  student's;
+- ``./run.sh grade FOLDER`` (scripts/grade.py) grades a folder with the solution, blank and
+  mistaken notebooks into one CSV of scores per question;
 - the student notebook holds no line of any solution and no hidden test, while the
   autograder keeps every hidden test;
 - the book's exercises an assignment grades are listed in the manifest, exist in the book,
   and are exactly those the assignment's text names.
 
-Grading runs the notebook's code cells in this process and scores them with otter's own
-test-file classes and the autograder's own test files, as `otter run` does in a kernel
-(errors in a cell are ignored, then every test file runs on the final variables). Starting
-a kernel per notebook would cost about 10 s of CPU each here (the kernel imports otter),
-so one real `otter run` (the typical mistake of the Privacy assignment) checks that this
-in-process grading gives the scores `otter run` gives.
+Grading is scripts/grade.py's: the notebook's code cells run in this process and are scored
+with otter's own test-file classes and the autograder's own test files, as `otter run` does
+in a kernel (errors in a cell are ignored, then every test file runs on the final
+variables). Starting a kernel per notebook would cost about 10 s of CPU each here (the
+kernel imports otter), so one real `otter run` (the first typical mistake of the Privacy
+assignment) checks that this in-process grading gives the scores `otter run` gives.
 """
 from __future__ import annotations
 
 import ast
-import contextlib
-import io
+import csv
+import importlib.util
 import os
 import re
-import zipfile
 from pathlib import Path
 
 import nbformat
@@ -37,11 +45,11 @@ ASSIGNMENTS = yaml.safe_load((FOLDER / "assignments.yml").read_text())
 NAMES = [a["folder"] for a in ASSIGNMENTS]
 # an exercise label as the chapters write it: ex-<chapter>-<number>
 EXERCISE = re.compile(r"\bex-[a-z-]+-\d+\b")
+MISTAKES = [(a, m) for a in ASSIGNMENTS for m in a["mistakes"]]
 
-
-def _quiet(function, *args, **kwargs):
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        return function(*args, **kwargs)
+_spec = importlib.util.spec_from_file_location("grade", ROOT / "scripts" / "grade.py")
+grading = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(grading)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +60,8 @@ def built(tmp_path_factory):
     result = {}
     for name in NAMES:
         dest = out / name
-        _quiet(otter_assign.main, str(FOLDER / name / f"{name}.ipynb"), str(dest), no_run_tests=True)
+        grading.quiet(otter_assign.main, str(FOLDER / name / f"{name}.ipynb"), str(dest),
+                      no_run_tests=True)
         zips = list((dest / "autograder").glob("*.zip"))
         assert len(zips) == 1, f"{name}: autograder zips {zips}"
         result[name] = (dest / "student" / f"{name}.ipynb", dest / "autograder" / f"{name}.ipynb",
@@ -60,54 +69,94 @@ def built(tmp_path_factory):
     return result
 
 
-def _tests(autograder_zip: Path, into: Path) -> list[Path]:
-    """The autograder's test files (tests/q*.py), extracted into ``into``."""
-    with zipfile.ZipFile(autograder_zip) as z:
-        names = sorted(n for n in z.namelist() if n.startswith("tests/") and n.endswith(".py"))
-        z.extractall(into, members=names)
-    return [into / n for n in names]
-
-
 def grade(nb, autograder_zip: Path, scratch: Path) -> tuple[float, float]:
     """(score, possible) of notebook ``nb`` by the autograder's tests, like `otter run`."""
-    from otter.test_files.ok_test import OKTestFile
-    env = {"__name__": "__main__"}
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code" or "otter" in cell.source or "grader." in cell.source:
-            continue                       # otter's own set-up and check cells
-        try:
-            _quiet(exec, compile(cell.source, f"<cell {i}>", "exec"), env)
-        except Exception:                  # noqa: BLE001 - `otter run` ignores errors too
-            pass
-    score = possible = 0.0
-    for path in _tests(autograder_zip, scratch):
-        test = OKTestFile.from_file(str(path))
-        _quiet(test.run, env)
-        score, possible = score + test.score, possible + test.possible
-    return score, possible
+    result = grading.score(nb, autograder_zip, scratch)
+    return sum(s for s, _ in result.values()), sum(p for _, p in result.values())
 
 
-def _with_mistake(autograder_nb: Path, entry: dict):
+def _with_mistake(autograder_nb: Path, folder: str, mistake: dict):
     nb = nbformat.read(autograder_nb, as_version=4)
-    good, bad = entry["mistake"]["solution"], entry["mistake"]["mistake"]
+    good, bad = mistake["solution"], mistake["mistake"]
     hits = [c for c in nb.cells if c.cell_type == "code" and good in c.source]
     assert len(hits) == 1 and hits[0].source.count(good) == 1, \
-        f"{entry['folder']}: the mistake's solution line must occur exactly once"
+        f"{folder}: the mistake's solution line must occur exactly once"
     hits[0].source = hits[0].source.replace(good, bad)
     return nb
 
 
 @pytest.mark.parametrize("entry", ASSIGNMENTS, ids=NAMES)
-def test_scores_tell_right_wrong_and_blank_apart(entry, built, tmp_path):
+def test_solution_scores_full_and_blank_zero(entry, built, tmp_path):
     student, autograder, zip_path = built[entry["folder"]]
     right = grade(nbformat.read(autograder, as_version=4), zip_path, tmp_path / "right")
     blank = grade(nbformat.read(student, as_version=4), zip_path, tmp_path / "blank")
-    wrong = grade(_with_mistake(autograder, entry), zip_path, tmp_path / "wrong")
-    possible = right[1]
-    assert possible > 0 and blank[1] == wrong[1] == possible
-    assert right[0] == possible, f"solution scored {right}"
+    assert right[1] > 0 and blank[1] == right[1]
+    assert right[0] == right[1], f"solution scored {right}"
     assert blank[0] == 0, f"blank notebook scored {blank}"
-    assert 0 < wrong[0] < possible, f"typical mistake ({entry['mistake']['what']}) scored {wrong}"
+
+
+@pytest.mark.parametrize("entry, mistake", MISTAKES,
+                         ids=[f"{a['folder']}-{i}" for i, (a, _) in enumerate(MISTAKES)])
+def test_a_mistake_costs_its_share(entry, mistake, built, tmp_path):
+    """Every hidden test of the part a mistake breaks fails, and no other: the score is
+    full marks less exactly ``costs`` (proportionate, not one test case's worth)."""
+    _, autograder, zip_path = built[entry["folder"]]
+    score, possible = grade(_with_mistake(autograder, entry["folder"], mistake), zip_path,
+                            tmp_path)
+    assert score == possible - mistake["costs"], f"{mistake['what']}: {score} of {possible}"
+
+
+def test_every_forbidden_delegation_is_tried():
+    """Each assignment whose questions forbid `dm` has a mistake that delegates to it."""
+    for entry in ASSIGNMENTS:
+        master = nbformat.read(FOLDER / entry["folder"] / f"{entry['folder']}.ipynb", as_version=4)
+        forbids = any(re.search(r"not\s+`dm", c.source) for c in master.cells if c.cell_type == "markdown")
+        delegates = any(m.get("delegates") for m in entry["mistakes"])
+        assert forbids == delegates, entry["folder"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_written_question_with_its_rubric(name, built):
+    """A manual question per assignment; its model answer and rubric only for the teacher."""
+    student, autograder, _ = built[name]
+    manual = grading.manual_questions(name)
+    assert manual and all(points > 0 for points in manual.values()), name
+    teacher = "\n".join(c.source for c in nbformat.read(autograder, as_version=4).cells)
+    pupil = "\n".join(c.source for c in nbformat.read(student, as_version=4).cells)
+    assert teacher.count("**Rubric") == len(manual) and "**Model answer.**" in teacher
+    assert "Rubric" not in pupil and "Model answer" not in pupil
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_student_notebook_names_its_assignment(name, built):
+    """./run.sh grade finds a submission's autograder by this name (the master's config)."""
+    student = nbformat.read(built[name][0], as_version=4)
+    assert student.metadata["otter"]["assignment_name"] == name
+    assert not any("grader.export" in c.source for c in student.cells)   # export_cell: false
+
+
+def test_grade_a_folder_into_one_csv(built, tmp_path):
+    """./run.sh grade: solution, blank and mistaken notebooks -> one row each, per question."""
+    entry = next(a for a in ASSIGNMENTS if a["folder"] == "privacy")
+    student, autograder, zip_path = built["privacy"]
+    folder = tmp_path / "submissions"
+    for who, nb in [("solution", nbformat.read(autograder, as_version=4)),
+                    ("blank", nbformat.read(student, as_version=4)),
+                    ("mistaken", _with_mistake(autograder, "privacy", entry["mistakes"][0]))]:
+        (folder / who).mkdir(parents=True)
+        nbformat.write(nb, folder / who / "privacy.ipynb")
+    built_root = zip_path.parents[2]
+    grading.grade_folder(folder, tmp_path / "scores.csv", built=built_root)
+    rows = {r["submission"]: r for r in csv.DictReader((tmp_path / "scores.csv").open())}
+    assert sorted(rows) == ["blank/privacy.ipynb", "mistaken/privacy.ipynb",
+                            "solution/privacy.ipynb"]
+    full = {"q1": "3", "q2": "3", "q3": "2"}
+    manual = "q4 (by hand, of 3)"
+    assert {q: rows["solution/privacy.ipynb"][q] for q in full} == full
+    assert {q: rows["blank/privacy.ipynb"][q] for q in full} == dict.fromkeys(full, "0")
+    assert rows["mistaken/privacy.ipynb"]["q1"] == "0" and rows["mistaken/privacy.ipynb"]["q2"] == "3"
+    assert [rows[k]["autograded"] for k in sorted(rows)] == ["0", "5", "8"]
+    assert all(r[manual] == "" and r["possible"] == "8" for r in rows.values())
 
 
 def _solution_lines(master) -> set[str]:
@@ -156,7 +205,7 @@ def _hidden_asserts(master) -> set[str]:
 
 def _autograder_tests(zip_path: Path, into: Path) -> list[dict]:
     tests = []
-    for path in _tests(zip_path, into):
+    for path in grading.test_files(zip_path, into):
         env: dict = {}
         exec(path.read_text(), env)
         tests.append(env["test"])
@@ -198,7 +247,8 @@ def test_manifest_matches_the_folders_and_the_book():
     assert sorted(p.name for p in FOLDER.iterdir()
                   if p.is_dir() and not p.name.startswith(".")) == sorted(NAMES)
     assert [a["part"] for a in ASSIGNMENTS] == ["Foundations", "Privacy", "Accuracy",
-                                                "Markov chains", "Comparisons"]
+                                                "Markov chains", "Comparisons",
+                                                "Beyond the paper"]
     book = _book_exercise_labels()
     for entry in ASSIGNMENTS:
         master = nbformat.read(FOLDER / entry["folder"] / f"{entry['folder']}.ipynb", as_version=4)
@@ -217,9 +267,10 @@ def test_otter_run_gives_the_in_process_score(built, tmp_path, monkeypatch):
     entry = next(a for a in ASSIGNMENTS if a["folder"] == "privacy")
     _, autograder, zip_path = built["privacy"]
     submission = tmp_path / "privacy.ipynb"
-    nbformat.write(_with_mistake(autograder, entry), submission)
-    results = _quiet(otter_run, str(submission), autograder=str(zip_path), output_dir=None,
+    mistaken = _with_mistake(autograder, "privacy", entry["mistakes"][0])
+    nbformat.write(mistaken, submission)
+    results = grading.quiet(otter_run, str(submission), autograder=str(zip_path), output_dir=None,
                      no_logo=True)
-    score, possible = grade(_with_mistake(autograder, entry), zip_path, tmp_path / "in_process")
+    score, possible = grade(mistaken, zip_path, tmp_path / "in_process")
     assert (results.total, results.possible) == pytest.approx((score, possible))
     assert 0 < score < possible

@@ -4,13 +4,17 @@ Builds the wheel, checks that it carries every dataset file, installs it with
 reader-requirements.txt into a fresh virtual environment (from the package registry; no
 file of the repository is on the path there), and executes notebooks downloaded from the
 built site (_build/html/_sources, what the page's download button serves) in that
-environment, top to bottom.  Slow and needs the registry: it runs only from
+environment, top to bottom; and runs each graded assignment's student notebook as the site
+offers it (reader-requirements.txt includes otter-grader) up to its first question and
+its public tests.  Slow and needs the registry: it runs only from
 ``./run.sh test-install`` (DPMARKOV_TEST_INSTALL=1), which .ci/run calls after ``./run.sh test``.
 """
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -95,3 +99,41 @@ def test_a_downloaded_notebook_runs(reader_env, name):
     run = subprocess.run([str(py), "-c", code.format(src.name)], cwd=work, env=env,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+ASSIGNMENTS = [a["folder"] for a in ext.assignments()]
+
+
+def _offered_student_notebook(name: str, tmp: Path) -> Path:
+    """The student notebook of assignment ``name`` as the built site offers it (the page
+    "Run a chapter yourself" links it; Sphinx serves it from _downloads), else built the same way."""
+    offered = sorted((HTML / "_downloads").glob(f"*/{name}.ipynb"))
+    if offered:
+        return offered[0]
+    return next(p for p in ext.build_student_assignments(tmp) if p.stem == name)
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_a_downloaded_assignment_runs_its_public_tests(reader_env, name, tmp_path):
+    """The blank student notebook, in the reader's environment: everything up to its first
+    question runs without error (otter starts), and every `grader.check` cell runs the
+    public tests of its question (they fail, the answers being blank)."""
+    home, py, env = reader_env
+    work = home / f"assignment-{name}"
+    work.mkdir(exist_ok=True)
+    shutil.copy2(_offered_student_notebook(name, tmp_path), work / f"{name}.ipynb")
+    code = ("import json, nbformat, nbclient; nb = nbformat.read('{0}.ipynb', 4); "
+            "nbclient.NotebookClient(nb, timeout=900, kernel_name='python3', "
+            "allow_errors=True).execute(); "
+            "print(json.dumps([[c.source, [o.get('output_type') for o in c.outputs], "
+            "''.join(o.get('text', '') + str(o.get('data', {{}}).get('text/plain', '')) "
+            "for o in c.outputs)] for c in nb.cells if c.cell_type == 'code']))")
+    run = subprocess.run([str(py), "-c", code.format(name)], cwd=work, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    cells = json.loads(run.stdout.strip().splitlines()[-1])
+    first_check = next(i for i, (src, _, _) in enumerate(cells) if "grader.check(" in src)
+    for src, kinds, _ in cells[:first_check + 1]:
+        assert "error" not in kinds, f"{name}: a cell before the first question failed: {src[:80]}"
+    checks = [(src, text) for src, _, text in cells if "grader.check(" in src]
+    assert checks and all(re.search(r"q\d+ results", text) for _, text in checks), checks
