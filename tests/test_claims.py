@@ -6,6 +6,10 @@ Further tests: every paper item is covered, every chapter named exists in the to
 the checks do notice a wrong formula or a broken sampler, and the audit catches
 mechanisms that break their claimed guarantee.
 """
+import inspect
+import json
+import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -67,9 +71,11 @@ def test_fields_are_filled_and_verdicts_are_known():
 
 def test_bad_records_are_rejected():
     with pytest.raises(ValueError, match="verdict"):
-        cl.Claim("x", "ref", "claim", "symbolic", "true-ish", "ev", "errata", lambda: ({}, True))
+        cl.Claim("x", "ref", "claim", "symbolic", "true-ish", "ev", "errata", lambda: ({}, True),
+                 support="our proof", kind="statement", proof="thm-1")
     with pytest.raises(ValueError, match="method"):
-        cl.Claim("x", "ref", "claim", "intuition", "holds", "ev", "errata", lambda: ({}, True))
+        cl.Claim("x", "ref", "claim", "intuition", "holds", "ev", "errata", lambda: ({}, True),
+                 support="our proof", kind="statement", proof="thm-1")
     with pytest.raises(ValueError, match="not in the registry"):
         cl.get("thm-99")
     assert cl.get("thm-1").ref.startswith("Thm. 1")
@@ -176,23 +182,88 @@ def test_agrees_uses_the_rounding_of_the_quote():
 
 def test_every_claim_states_its_support_and_shows_it():
     for claim in cl.CLAIMS:
-        assert claim.support in cl.SUPPORTS
+        assert claim.support in cl.SUPPORTS and claim.kind in cl.KINDS
         text = cl.verdict_text(claim.id)
-        assert text.startswith(f"**{claim.verdict}** ({claim.severity}; support: {claim.support};")
-    # Theorem 4 rests on Monte Carlo only: its verdict line says so
-    assert cl.get("thm-4").support == "numerical evidence only"
-    for cid in ("thm-1-n2", "thm-5", "lem-1-proof"):
-        assert cl.get(cid).support == "counterexample"
+        assert text.startswith(f"**{claim.verdict}** ({claim.severity}; support: {claim.support}")
+        if claim.checked:                                # numerical evidence names its range
+            assert f"checked on {claim.checked}" in text
     with pytest.raises(ValueError, match="support"):
         cl.Claim("x", "ref", "claim", "symbolic", "holds", "ev", "errata", lambda: ({}, True),
-                 support="a hunch")
+                 support="a hunch", kind="statement")
 
 
-def test_every_erratum_is_a_counterexample_a_computation_or_a_proof():
-    """No claim 'fails' on Monte Carlo evidence alone or on nothing."""
+def test_every_verdict_word_matches_its_support():
+    """Truth and support are separate words, and each verdict has the support it needs.
+
+    A statement (theorem, lemma, corollary, rate, trend) is filed as true only with a proof,
+    ours or the paper's checked step by step, and names the proof's label; Monte Carlo or a
+    finite search gives "supported numerically, not proved" with the range checked; a number
+    that needs the authors' data is "not reproducible", however consistent it looks.
+    """
     for claim in cl.CLAIMS:
-        if claim.verdict == "fails":
-            assert claim.support in ("counterexample", "computation", "proof"), claim.id
+        allowed = cl.RULES[claim.verdict].get(claim.kind, ())
+        assert claim.support in allowed, (claim.id, claim.kind, claim.verdict, claim.support)
+        if claim.kind == "statement" and claim.verdict in ("holds", "holds but loose"):
+            assert claim.support in cl.PROOFS and claim.proof, claim.id
+        if claim.support == "numerical evidence only":
+            assert claim.verdict == "supported numerically, not proved" and claim.checked, claim.id
+        if claim.support == "data unavailable" or claim.method == "reproduction":
+            assert claim.verdict == "not reproducible", claim.id
+        if claim.method == "Monte Carlo" and claim.verdict != "fails":
+            assert claim.support in ("numerical evidence only", "definition") + cl.PROOFS, claim.id
+        if claim.verdict == "fails":               # no erratum on sampling alone or on nothing
+            assert claim.support in ("counterexample", "computation") + cl.PROOFS, claim.id
+    # the cases of issue 25: Theorem 4 rests on Monte Carlo; data-dependent numbers are not
+    # "holds" on consistency
+    assert cl.get("thm-4").verdict == "supported numerically, not proved"
+    for cid in ("concl-3.73", "sec6.2-3.73", "sec6.2-5.19", "sec6.1-kl", "abstract-2pct"):
+        assert cl.get(cid).verdict == "not reproducible", cid
+    for cid in ("thm-1-n2", "thm-5", "lem-1-proof"):
+        assert cl.get(cid).support == "counterexample"
+
+
+def test_the_vocabulary_refuses_a_verdict_stronger_than_its_support():
+    ok = lambda: ({}, True)                              # noqa: E731
+    with pytest.raises(ValueError, match="cannot carry"):
+        cl.Claim("x", "r", "c", "Monte Carlo", "holds", "e", "errata", ok,
+                 support="numerical evidence only", kind="statement", checked="3 chains")
+    with pytest.raises(ValueError, match="cannot carry"):
+        cl.Claim("x", "r", "c", "consistency", "holds", "e", "errata", ok,
+                 support="computation", kind="statement")
+    with pytest.raises(ValueError, match="cannot carry"):
+        cl.Claim("x", "r", "c", "reproduction", "holds", "e", "errata", ok,
+                 support="data unavailable", kind="number")
+    with pytest.raises(ValueError, match="proof"):        # a proof must say where it is
+        cl.Claim("x", "r", "c", "symbolic", "holds", "e", "errata", ok,
+                 support="our proof", kind="statement")
+    with pytest.raises(ValueError, match="range checked"):
+        cl.Claim("x", "r", "c", "Monte Carlo", "supported numerically, not proved", "e",
+                 "errata", ok, support="numerical evidence only", kind="statement")
+    with pytest.raises(ValueError, match="kind"):
+        cl.Claim("x", "r", "c", "symbolic", "holds", "e", "errata", ok, support="our proof",
+                 kind="theorem", proof="thm-1")
+
+
+def _book_labels():
+    """{label: chapter} of every labelled directive of the book (``:label: x``)."""
+    out = {}
+    for path in sorted((ROOT / "book").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "markdown":
+                for label in re.findall(r"^:label: (\S+)", _source(cell), re.M):
+                    out[label] = path.stem
+    return out
+
+
+def test_every_proof_named_is_in_the_book():
+    """A claim supported by a proof names labels of the book that hold a proof."""
+    labels = _book_labels()
+    for claim in cl.CLAIMS:
+        for label in filter(None, (x.strip() for x in claim.proof.split(","))):
+            assert label in labels, f"{claim.id}: proof label {label!r} is not in the book"
+            text = (ROOT / "book" / f"{labels[label]}.ipynb").read_text()
+            assert re.search(r":label: " + re.escape(label) + r"\b.*?\{prf:proof\}", text, re.S), \
+                f"{claim.id}: {label!r} ({labels[label]}) is followed by no proof"
 
 
 def _scaled(f, factor):
@@ -295,16 +366,13 @@ def test_the_mutations_cover_every_module_with_mathematics():
 
 
 # --------------------------------------------------------------------------- one verdict everywhere
-import json  # noqa: E402
-import re  # noqa: E402
-
 BOOK = sorted((ROOT / "book").glob("*.ipynb"))
 ADMONITION = re.compile(r"(?P<fence>:{3,}|`{3,})\{admonition\}(?P<title>[^\n]*)\n(?P<body>.*?)\n(?P=fence)",
                         re.S)
 VERDICT_GLUE = re.compile(r"\{glue:md\}`verdict-(?P<id>[^`:]+)(?::myst)?`")
 # a verdict or severity word typed by hand (the registry's words, and their severities)
 TYPED = re.compile(r"\b(holds|fails|loose|not reproducible|inconsistent within the paper|"
-                   r"erratum|confirmed)\b", re.I)
+                   r"supported numerically|not proved|erratum|confirmed)\b", re.I)
 
 
 def _cells(path):
@@ -381,6 +449,70 @@ def test_the_verdict_pages_glue_every_verdict_they_show():
                          if c["cell_type"] == "code")
         for verdict in cl.VERDICTS:
             assert f'"{verdict}"' not in code and f"'{verdict}'" not in code, (name, verdict)
+
+
+# --------------------------------------------------------------------------- evidence links
+#: Pages that render every verdict from the registry: they show evidence, they do not make it.
+VERDICT_PAGES = {"verification_report", "errata", "intro", "instructor_guide"}
+QUOTE = re.compile(r'agrees\([^;]*?"([-+.\de]+)"')
+#: Claims whose chapter does not yet show their evidence (issue 25, item 2, left open; the
+#: test fails when one of them is fixed, so the list only shrinks).
+NOT_YET_SHOWN = {"asm-4", "audit-profile", "sec6.1-N", "sec6.1-n", "sec6.2-design", "sec6.2-N"}
+
+
+def _shown_numbers(cells):
+    """Every number in the stored outputs (printed text and glued values) of a notebook."""
+    text = []
+    for cell in cells:
+        for o in cell.get("outputs", []):
+            text.append("".join(o.get("text", "")))
+            for key, value in o.get("data", {}).items():
+                if "text" in key or "markdown" in key:
+                    text.append("".join(value) if isinstance(value, list) else value)
+    return [float(m.replace(",", "")) for m in
+            re.findall(r"\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?", "\n".join(text))]
+
+
+def _links():
+    """(claim, content chapters pasting its verdict, stated or proved in its chapter, quotes,
+    quotes shown) per claim."""
+    labels = _book_labels()
+    boxes = {}
+    for path in BOOK:
+        if path.stem not in VERDICT_PAGES:
+            for cell in _cells(path):
+                if cell["cell_type"] == "markdown":
+                    for cid in VERDICT_GLUE.findall(_source(cell)):
+                        boxes.setdefault(cid, set()).add(path.stem)
+    for claim in cl.CLAIMS:
+        cells = _cells(ROOT / "book" / f"{claim.chapter}.ipynb")
+        numbers = _shown_numbers(cells)
+        quotes = QUOTE.findall(inspect.getsource(claim.check))
+        shown = sum(any(cl.agrees(x, q) for x in numbers) for q in quotes)
+        proved = any(labels.get(x.strip()) == claim.chapter for x in claim.proof.split(",") if x)
+        proved = proved or labels.get(claim.id) == claim.chapter    # it states the paper's item
+        yield claim, boxes.get(claim.id, set()), proved, quotes, shown
+
+
+def test_each_claims_chapter_is_the_one_that_shows_its_evidence():
+    """A claim links to the chapter that recomputes and glues its evidence (issue 25, item 2).
+
+    Its chapter is a content chapter; it pastes the claim's verdict, or states the paper's
+    item (``:label: <id>``) or proves it (a proof label of the claim), or shows at least half
+    of the numbers the check pins; and when
+    content chapters box the verdict, the chapter is one of them unless it shows the numbers.
+    """
+    unlinked = set()
+    for claim, boxes, proved, quotes, shown in _links():
+        assert claim.chapter not in VERDICT_PAGES, claim.id
+        enough = bool(quotes) and shown >= math.ceil(len(quotes) / 2)
+        if boxes and claim.chapter not in boxes:
+            assert enough or proved, \
+                f"{claim.id} links to {claim.chapter}, but its verdict is boxed in {sorted(boxes)}"
+        if not (claim.chapter in boxes or proved or enough):
+            unlinked.add(claim.id)
+    assert unlinked == NOT_YET_SHOWN, f"unlinked now: {sorted(unlinked)}"
+    assert cl.get("thm-4").chapter == cl.get("thm-5").chapter == "stationary_bounds"
 
 
 def test_the_errata_page_boxes_every_erratum_of_the_registry():

@@ -29,7 +29,7 @@ list ``CLAIMS`` in that order.
 
 Book: chapters "Verification report", "Privacy audit" and "Errata".
 """
-from ._core import (CLAIMS, DEFAULT_SUPPORT, METHODS, SEVERITY, SUPPORTS, VERDICTS, Claim, GRADE,
+from ._core import (CLAIMS, KINDS, METHODS, PROOFS, RULES, SEVERITY, SUPPORTS, VERDICTS, Claim, GRADE,
                     GRADE_MIN_COUNT, K_GRID, SEED, TAXI_GAMMA, TAXI_N_PAPER, agrees, format_evidence, get,
                     run_all, verdict_md, verdict_text)
 from ._shared import ILLUSTRATIVE_GRADES
