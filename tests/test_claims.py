@@ -271,8 +271,12 @@ def _scaled(f, factor):
 
 
 def _mutations():
-    """(module, function, wrong version, claims that must notice): one plausible slip each."""
-    from dpmarkov import accuracy, chain, composition, loss, profile, simplex
+    """(module, function, wrong version, claims that must all notice): one plausible slip each.
+
+    Together they reach every claim that is not true by definition
+    (``test_every_claim_can_fail``), so no check passes whatever the package computes.
+    """
+    from dpmarkov import _checks, accuracy, chain, composition, datasets, loss, profile, simplex
     P_, A_, CH_, CO_, L_, PR_, S_, M_ = privacy, accuracy, chain, composition, loss, profile, \
         simplex, mechanism
 
@@ -287,43 +291,67 @@ def _mutations():
         pi = chain.stationary_distribution(P)
         return np.linalg.inv(np.eye(len(P)) - P - np.outer(np.ones(len(P)), pi))
 
-    right = {name: getattr(mod, name) for mod, name in (
+    r = {name: getattr(mod, name) for mod, name in (
         (P_, "epsilon_paper"), (P_, "delta"), (P_, "epsilon_star_paper"), (P_, "k_for_epsilon_paper"),
-        (P_, "exit_probability_union"), (A_, "expected_kl"), (A_, "kl_bound"),
-        (A_, "kl_bound_bordered"), (M_, "privatize"), (M_, "log_density"), (L_, "epsilon_exact"),
-        (L_, "privacy_loss"), (PR_, "privacy_profile"), (PR_, "epsilon_for_delta"),
-        (CO_, "compose_parallel"), (CO_, "probabilistic_delta"), (CH_, "stationary_distribution"),
-        (CH_, "ergodicity_coefficient"), (CH_, "stationary_tv_bound"), (CH_, "ergodicity_bound"),
+        (P_, "epsilon"), (A_, "expected_kl"), (A_, "kl_bound"), (A_, "kl_bound_bordered"),
+        (M_, "privatize"), (M_, "log_density"), (L_, "epsilon_exact"), (L_, "privacy_loss"),
+        (PR_, "privacy_profile"), (PR_, "epsilon_for_delta"), (PR_, "hockey_stick"),
+        (CO_, "compose_parallel"), (CO_, "probabilistic_delta"), (CO_, "profile_discrete"), (CO_, "hockey_stick_discrete"),
+        (CH_, "stationary_distribution"), (CH_, "ergodicity_coefficient"),
+        (CH_, "stationary_tv_bound"), (CH_, "ergodicity_bound"),
         (CH_, "stationary_tv_bound_corrected"), (CH_, "ergodicity_bound_corrected"),
         (CH_, "privatize_chain"), (CH_, "row_eta"), (S_, "count_vector"),
-        (S_, "in_bordered_simplex"))}
-    r = right
+        (S_, "in_bordered_simplex"), (datasets, "load_taxi_counts"))}
+
+    def zeros_filled(c, k, **kw):            # the zero pattern is not kept
+        c = np.asarray(c, float)
+        return r["privatize_chain"](c + (c == 0), k, **{**kw, "support": np.ones(c.shape, bool)})
+
+    def no_diagonal(*a, **kw):               # trips that stay in their zone dropped
+        counts, zones = r["load_taxi_counts"](*a, **kw)
+        return counts - np.diag(np.diag(counts)), zones
+
+    def transposed(P):                       # stationary distribution of the columns
+        Pt = np.swapaxes(np.asarray(P, float), -1, -2)
+        return r["stationary_distribution"](Pt / Pt.sum(-1, keepdims=True))
+
     return [
-        (P_, "epsilon_paper", _scaled(r["epsilon_paper"], 1.01), ["sec6.1-eps"]),
+        (P_, "epsilon_paper", _scaled(r["epsilon_paper"], 1.01),
+         ["sec6.1-eps", "thm-3", "audit-thm-1", "sec6.2-2.68", "sec6.2-3.73", "concl-3.73"]),
         (P_, "epsilon_paper", lambda k, eta, N, n, g: r["epsilon_paper"](k, eta, N, n + 1, g),
          ["thm-1"]),                                                     # n for n - 1
         (P_, "epsilon_paper", lambda k, eta, N, n, g: r["epsilon_paper"](k, eta, N + 1, n, g),
          ["thm-1"]),                                                     # N + 1 for N
-        (P_, "delta", _scaled(r["delta"], 1.01), ["sec6.1-gamma"]),
-        (P_, "epsilon_star_paper", _scaled(r["epsilon_star_paper"], 1.01), ["sec6.1-k-grid"]),
-        (P_, "k_for_epsilon_paper", _scaled(r["k_for_epsilon_paper"], 1.01), ["sec6.1-eps"]),
-        (A_, "expected_kl", _scaled(r["expected_kl"], 1.01), ["thm-2"]),
-        (A_, "kl_bound", lambda k, N, n: r["kl_bound"](k, N, n + 1), ["cor-1"]),   # n for n - 1
+        (P_, "epsilon", _scaled(r["epsilon"], 1.01), ["eps-star"]),     # the sound epsilon
+        (P_, "delta", _scaled(r["delta"], 1.01), ["sec6.1-gamma", "sec6.1-delta"]),
+        (P_, "delta", lambda k, eta, N, n, g: r["delta"](1.05 * k, eta, N, n, g),  # k slip
+         ["sec6.2-3.73", "sec6.2-5.19", "intro-6e-6", "sec6.2-strongest"]),
+        (P_, "epsilon_star_paper", _scaled(r["epsilon_star_paper"], 1.01),
+         ["sec6.1-k-grid", "sec6.1-eta", "eps-star", "sec6.2-design"]),
+        (P_, "k_for_epsilon_paper", _scaled(r["k_for_epsilon_paper"], 1.01),
+         ["sec6.1-eps", "sec6.1-delta-3.31"]),
+        (A_, "expected_kl", _scaled(r["expected_kl"], 1.01), ["thm-2", "sec6.1-kl"]),
+        (A_, "kl_bound", lambda k, N, n: r["kl_bound"](k, N, n + 1),   # n for n - 1
+         ["cor-1", "sec5-rate", "fig-1"]),
         (A_, "kl_bound_bordered", _scaled(r["kl_bound_bordered"], 1.01), ["cor-1"]),
         (M_, "privatize", lambda c, k, **kw: r["privatize"](c, 1.05 * np.asarray(k), **kw),
          ["alg-1"]),                                                     # 5% too little noise
         (M_, "log_density", lambda x, c, k: r["log_density"](x, c, k + 1), ["def-5"]),
-        (L_, "epsilon_exact", _scaled(r["epsilon_exact"], 1.01), ["thm-1"]),
+        (L_, "epsilon_exact", _scaled(r["epsilon_exact"], 1.01), ["thm-1", "asm-4"]),
         (L_, "privacy_loss", lambda x, c, cp, k: r["privacy_loss"](x, cp, c, k), ["thm-1-n2"]),
         (PR_, "privacy_profile", _scaled(r["privacy_profile"], 1.01), ["thm-1-delta"]),
+        (PR_, "privacy_profile", lambda e, k, N, n, m: r["privacy_profile"](e, k, N, n, m - 1),
+         ["sec6.1-guarantee"]),                                          # min count off by one
         (PR_, "epsilon_for_delta", _scaled(r["epsilon_for_delta"], 1.01), ["thm-1"]),
+        (PR_, "hockey_stick", _scaled(r["hockey_stick"], 0.9), ["audit-profile"]),
         (CO_, "profile_discrete", one_order, ["lem-1"]),
+        (CO_, "profile_discrete", _scaled(r["profile_discrete"], 1.01), ["lem-1", "def-3", "def-6"]),
         (CO_, "compose_parallel", lambda *m: r["compose_parallel"](*m[::-1]), ["lem-1"]),
-        (CO_, "probabilistic_delta", _scaled(r["probabilistic_delta"], 1.01), ["lem-1-proof"]),
-        (CH_, "stationary_distribution",
-         lambda P: r["stationary_distribution"](np.swapaxes(P, -1, -2)
-                                                / np.swapaxes(P, -1, -2).sum(-1, keepdims=True)),
-         ["thm-4-Z"]),                                                   # columns for rows
+        (CO_, "probabilistic_delta", _scaled(r["probabilistic_delta"], 1.01),
+         ["lem-1-proof", "def-6"]),
+        (CO_, "hockey_stick_discrete", _scaled(r["hockey_stick_discrete"], 1.01), ["def-4"]),
+        (CH_, "stationary_distribution", transposed,                    # columns for rows
+         ["thm-4-Z", "abstract-2pct", "sec6.2-tv", "fig-2", "fig-3"]),
         (CH_, "fundamental_matrix", minus_sign_Z, ["thm-4-Z"]),
         (CH_, "ergodicity_coefficient", _scaled(r["ergodicity_coefficient"], 0.5), ["def-7"]),
         (CH_, "stationary_tv_bound", _scaled(r["stationary_tv_bound"], 1.01), ["thm-4"]),
@@ -334,29 +362,62 @@ def _mutations():
          ["thm-5"]),
         (CH_, "privatize_chain",                                         # k_i of the wrong rows
          lambda c, k, **kw: r["privatize_chain"](c, np.asarray(k)[::-1], **kw), ["alg-2"]),
+        (CH_, "privatize_chain", zeros_filled, ["asm-6"]),
         (CH_, "row_eta", _scaled(r["row_eta"], 1.01), ["thm-5"]),
+        (CH_, "check_irreducible", lambda P: np.asarray(P, float), ["asm-5"]),
         (S_, "count_vector", lambda c: np.asarray(c, float) / (np.sum(c) + 1), ["asm-1"]),
         (S_, "in_bordered_simplex", lambda x, eta: r["in_bordered_simplex"](x, eta * (1 + 1e-9)),
          ["def-2"]),
+        (S_, "in_simplex", lambda x, atol=1e-12: np.all(np.asarray(x) >= -atol, axis=-1),
+         ["def-1"]),                                                     # the sum not checked
+        (S_, "check_assumption_3", lambda c, eta: np.asarray(c, float), ["sec6.1-N"]),
+        (_checks, "gamma_ok", lambda g, n: g, ["asm-2"]),
+        (_checks, "design_ok", lambda eta, N, n: None, ["asm-3"]),
+        (datasets, "load_taxi_counts", no_diagonal, ["sec6.2-N"]),
     ]
 
 
 MUTATIONS = _mutations()
 
 
+@pytest.fixture
+def fresh_caches():
+    """The registry caches the taxi chain and its Monte Carlo: a mutation must see them anew."""
+    from dpmarkov.verify.claims import _shared
+    caches = (_shared._joint, _shared._taxi, _shared._taxi_tv)
+    for f in caches:
+        f.cache_clear()
+    yield
+    for f in caches:
+        f.cache_clear()
+
+
 @pytest.mark.parametrize("module, name, wrong, catchers", MUTATIONS,
                          ids=[f"{m.__name__.split('.')[-1]}.{n}-{i}"
                               for i, (m, n, _, _) in enumerate(MUTATIONS)])
-def test_a_wrong_formula_is_noticed(monkeypatch, module, name, wrong, catchers):
-    """Each core formula of the package, made plausibly wrong, flips some claim's check."""
+def test_a_wrong_formula_is_noticed(monkeypatch, fresh_caches, module, name, wrong, catchers):
+    """Each core formula of the package, made plausibly wrong, flips every check listed."""
     monkeypatch.setattr(module, name, wrong)
-    verdicts = {}
+    still = []
     for cid in catchers:
         try:
-            verdicts[cid] = bool(cl.get(cid).check()[1])
+            if cl.get(cid).check()[1]:
+                still.append(cid)
         except (ValueError, TypeError, FloatingPointError):
-            verdicts[cid] = False                        # a crash also notices
-    assert not all(verdicts.values()), f"{module.__name__}.{name} changed, checks still pass"
+            pass                                         # a crash also notices
+    assert not still, f"{module.__name__}.{name} changed, and {still} still pass"
+
+
+def test_every_claim_can_fail():
+    """Every check recomputes something a wrong package changes, or says it is a definition.
+
+    (Issue 25, item 6.) A claim whose support is "definition" is true by definition; its
+    check tests that the package implements it, and most are caught here too.
+    """
+    caught = {cid for _, _, _, catchers in MUTATIONS for cid in catchers}
+    must = {c.id for c in cl.CLAIMS if c.support != "definition"}
+    assert caught >= must, sorted(must - caught)
+    assert len(caught & {c.id for c in cl.CLAIMS}) >= len(cl.CLAIMS) - 1
 
 
 def test_the_mutations_cover_every_module_with_mathematics():
@@ -513,6 +574,15 @@ def test_each_claims_chapter_is_the_one_that_shows_its_evidence():
             unlinked.add(claim.id)
     assert unlinked == NOT_YET_SHOWN, f"unlinked now: {sorted(unlinked)}"
     assert cl.get("thm-4").chapter == cl.get("thm-5").chapter == "stationary_bounds"
+
+
+def test_verdict_pages_link_each_box_to_its_claims_chapter():
+    """A box on a verdict page that links chapters links the chapter of every claim it shows."""
+    for name in sorted(VERDICT_PAGES):
+        for title, body in _verdict_boxes(ROOT / "book" / f"{name}.ipynb"):
+            docs = set(re.findall(r"\{doc\}`(?:[^`<]*<)?([^`>]+)>?`", title + "\n" + body))
+            for cid in VERDICT_GLUE.findall(body) if docs else ():
+                assert cl.get(cid).chapter in docs, (name, title, cid, cl.get(cid).chapter)
 
 
 def test_the_errata_page_boxes_every_erratum_of_the_registry():
