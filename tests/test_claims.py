@@ -1,10 +1,13 @@
-"""The claims registry (dpmarkov/verify/claims.py): every verdict is a test.
+"""The claims registry (dpmarkov/verify/claims/): every verdict is a test.
 
 For each claim of the paper, ``check()`` recomputes the evidence with dpmarkov and
 must support the recorded verdict, so a code change that flips a verdict fails here.
-Further tests: every paper item is covered, every chapter named exists in the toc,
-the checks do notice a wrong formula or a broken sampler, and the audit catches
-mechanisms that break their claimed guarantee.
+Further tests: every paper item is covered; every verdict word matches its support
+(a statement is true only with a proof, whose label is in the book); each claim's chapter
+is the one that shows its evidence, and verdict pages link the right chapters; every
+check can fail (each plausible slip of the package flips the checks it lists, and together
+they reach every claim not true by definition); the audit catches mechanisms that break
+their claimed guarantee; verdict words on pages come from the registry.
 """
 import inspect
 import json
