@@ -172,12 +172,16 @@ def _teaching_chapters() -> list[str]:
 
 
 def _exercises(path) -> dict[str, dict]:
-    """label -> {title, code (solution has a code cell), text (the solution's markdown)}."""
+    """label -> {title, code (solution has a code cell), text (the solution's markdown)}.
+
+    A hidden cell (``remove-cell``: the assertions of a worked solution's numbers,
+    tests/test_solutions.py) is not code the reader sees, so it does not make a coding exercise.
+    """
     nb = nbformat.read(path, as_version=4)
     found, current = {}, None
     for cell in nb.cells:
         if cell.cell_type == "code":
-            if current is not None:
+            if current is not None and "remove-cell" not in cell.metadata.get("tags", []):
                 found[current]["code"] = True
             continue
         for title, label in EXERCISE.findall(cell.source):

@@ -10,9 +10,14 @@ carries
 - ``ref``: where the paper says it;
 - ``claim``: what it says, in our words;
 - ``method``: how we checked it (one of ``METHODS``);
-- ``verdict``: one of ``VERDICTS``;
+- ``kind``: what is claimed, a definition, a statement or a number (``KINDS``);
+- ``verdict``: what we conclude about its truth (``VERDICTS``);
+- ``support``: how that conclusion is supported (``SUPPORTS``), with ``proof`` (the book's
+  label of the proof) or ``checked`` (the range of numerical evidence); ``RULES`` says which
+  support each verdict needs for each kind, so a statement is filed as true only with a proof;
 - ``evidence``: a short sentence with the key numbers;
-- ``chapter``: the book chapter (a notebook ``book/<chapter>.ipynb``) that explains it;
+- ``chapter``: the book chapter (a notebook ``book/<chapter>.ipynb``) that recomputes and
+  shows the evidence;
 - ``check``: a callable that recomputes the evidence with ``dpmarkov`` in under two
   seconds and returns ``(evidence, supports_verdict)``: a dict of named numbers
   and a bool that is True when the recomputed numbers support the recorded verdict.
@@ -29,10 +34,10 @@ list ``CLAIMS`` in that order.
 
 Book: chapters "Verification report", "Privacy audit" and "Errata".
 """
-from ._core import (CLAIMS, DEFAULT_SUPPORT, METHODS, SEVERITY, SUPPORTS, VERDICTS, Claim, GRADE,
-                    GRADE_MIN_COUNT, K_GRID, NOISE_BOUND, SEED, TAXI_GAMMA, TAXI_N_PAPER, agrees,
-                    format_evidence, get, is_rounding_noise,
-                    run_all, verdict_md, verdict_text)
+from ._core import (CLAIMS, KINDS, METHODS, NOISE_BOUND, PROOFS, RULES, SEVERITY, SUPPORTS,
+                    VERDICTS, Claim, GRADE, GRADE_MIN_COUNT, K_GRID, SEED, TAXI_GAMMA,
+                    TAXI_N_PAPER, agrees, format_evidence, get, is_rounding_noise, run_all,
+                    verdict_md, verdict_text)
 from ._shared import ILLUSTRATIVE_GRADES
 from . import foundations, privacy, accuracy, chains, grades, taxi  # noqa: E402  (registers, in order)
 from .privacy import AUDIT_ADJACENT, AUDIT_COUNTS

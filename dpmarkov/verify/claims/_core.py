@@ -10,27 +10,51 @@ import re
 import numpy as np
 
 
-#: The five verdicts, from best to worst.
-VERDICTS = ("holds", "holds but loose", "fails", "not reproducible",
-            "inconsistent within the paper")
+#: The verdicts, from best to worst: what we conclude about a claim's *truth*. How that
+#: conclusion is supported is a separate field (``SUPPORTS``), and ``RULES`` says which support
+#: each verdict needs for each kind of claim: a statement is filed as true only with a proof.
+VERDICTS = ("holds", "holds but loose", "supported numerically, not proved", "fails",
+            "not reproducible", "inconsistent within the paper")
 #: The severity each verdict carries, the same everywhere in the book: a verdict box in a
 #: chapter shows the verdict and this word, both taken from here (``verdict_md``). A claim we
-#: cannot check without the authors' data is a remark, not an erratum of the paper.
-SEVERITY = {"holds": "confirmed", "holds but loose": "remark", "fails": "erratum",
+#: cannot check without the authors' data, or can only support numerically, is a remark, not an
+#: erratum of the paper.
+SEVERITY = {"holds": "confirmed", "holds but loose": "remark",
+            "supported numerically, not proved": "remark", "fails": "erratum",
             "not reproducible": "remark", "inconsistent within the paper": "erratum"}
-#: How a claim was checked.
+#: What is claimed: a definition (also an assumption, an algorithm or a parameter choice:
+#: nothing to prove, the verdict says whether it is well posed and adequate), a statement (a
+#: theorem, lemma, corollary, step of a proof, rate or trend over a range of inputs: true only
+#: with a proof), or a number (a figure at stated parameters or from stated data).
+KINDS = ("definition", "statement", "number")
+#: How a verdict is supported, shown with it everywhere (``verdict_text``): a proof in the book
+#: (``proof`` names its label), the paper's own proof read step by step, a counterexample, a
+#: computation (the paper's formulas evaluated exactly, with a high-precision or exhaustive
+#: twin), numerical evidence only (sampling or a finite search over the range ``checked``: no
+#: counterexample found, nothing proved), the definition itself (the check tests that the
+#: package implements it), the paper's own text, or data we do not have.
+SUPPORTS = ("our proof", "the paper's proof, checked step by step", "counterexample",
+            "computation", "numerical evidence only", "definition", "the paper's own text",
+            "data unavailable")
+PROOFS = ("our proof", "the paper's proof, checked step by step")
+#: RULES[verdict][kind]: the supports that may carry that verdict for that kind of claim
+#: (tests/test_claims.py enforces it for every claim; ``Claim`` refuses any other pairing).
+RULES = {
+    "holds": {"definition": ("definition", "computation") + PROOFS,
+              "statement": PROOFS,
+              "number": ("computation",) + PROOFS},
+    "supported numerically, not proved": {"statement": ("numerical evidence only",)},
+    "fails": {"definition": ("counterexample", "computation"),
+              "statement": ("counterexample",) + PROOFS,
+              "number": ("computation",) + PROOFS},
+    "not reproducible": {"number": ("data unavailable",)},
+    "inconsistent within the paper": {"number": ("the paper's own text", "computation"),
+                                      "statement": ("the paper's own text", "computation")},
+}
+RULES["holds but loose"] = RULES["holds"]
+#: How a claim was checked (the kind of computation its ``check`` runs).
 METHODS = ("symbolic", "high precision", "brute force", "Monte Carlo", "reproduction",
            "consistency")
-#: What kind of support a verdict has, shown with it everywhere (``verdict_text``):
-#: a proof (in the book, or symbolic), a counterexample, a computation of the paper's own
-#: formulas at its own parameters, numerical evidence only (sampling or a finite search: no
-#: counterexample found, nothing proved), the paper's own text, or data we do not have.
-SUPPORTS = ("proof", "counterexample", "computation", "numerical evidence only",
-            "the paper's own text", "data unavailable")
-#: The default support of each method; a claim may state a stronger one (e.g. a proof in the book).
-DEFAULT_SUPPORT = {"symbolic": "proof", "high precision": "computation",
-                   "brute force": "computation", "Monte Carlo": "numerical evidence only",
-                   "reproduction": "data unavailable", "consistency": "the paper's own text"}
 
 # Section 6.1 (grade distribution): the paper's parameters.
 GRADE = dict(eta=0.073, N=98, n=5, gamma=4e-4)
@@ -46,6 +70,7 @@ PRELIM = "preliminaries"
 MECH = "dirichlet_mechanism"
 CHAINS = "private_chains"
 STAT = "stationary"
+STAT_BOUNDS = "stationary_bounds"
 TAXI = "taxi_case_study"
 REPORT = "verification_report"
 AUDIT = "privacy_audit"
@@ -64,9 +89,14 @@ GRADES = "grades_case_study"
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim of the paper with its verdict and a check that recomputes the evidence.
+    """One claim of the paper with its verdict, its support and a check that recomputes the evidence.
 
-    ``chapter`` is a docname under ``book/``; the test suite checks it is in ``_toc.yml``.
+    ``chapter`` is the docname under ``book/`` of the chapter that recomputes and shows the
+    evidence; the test suite checks it is in ``_toc.yml``.  ``kind`` is what is claimed
+    (``KINDS``), ``verdict`` what we conclude (``VERDICTS``), ``support`` how (``SUPPORTS``);
+    ``RULES`` says which support each verdict needs for each kind.  ``proof`` names the book's
+    label(s) of the proof when the support is a proof (comma-separated); ``checked`` states
+    the range checked when the support is numerical evidence only.
     """
     id: str
     ref: str
@@ -77,6 +107,9 @@ class Claim:
     chapter: str
     check: Callable[[], tuple[dict, bool]] = field(repr=False, compare=False)
     support: str = ""
+    kind: str = ""
+    proof: str = ""
+    checked: str = ""
 
     @property
     def severity(self) -> str:
@@ -84,28 +117,35 @@ class Claim:
         return SEVERITY[self.verdict]
 
     def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict={self.verdict!r} of claim {self.id!r} must be one of "
-                             f"{VERDICTS}")
-        if self.method not in METHODS:
-            raise ValueError(f"method={self.method!r} of claim {self.id!r} must be one of "
-                             f"{METHODS}")
-        if not self.support:
-            object.__setattr__(self, "support", DEFAULT_SUPPORT[self.method])
-        if self.support not in SUPPORTS:
-            raise ValueError(f"support={self.support!r} of claim {self.id!r} must be one of "
-                             f"{SUPPORTS}")
+        for name, allowed in (("verdict", VERDICTS), ("method", METHODS), ("kind", KINDS),
+                              ("support", SUPPORTS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name}={getattr(self, name)!r} of claim {self.id!r} must be "
+                                 f"one of {allowed}")
+        allowed = RULES[self.verdict].get(self.kind, ())
+        if self.support not in allowed:
+            raise ValueError(f"support={self.support!r} of claim {self.id!r} cannot carry the "
+                             f"verdict {self.verdict!r} for a {self.kind}: it needs one of "
+                             f"{allowed} (RULES)")
+        if (self.support in PROOFS) != bool(self.proof):
+            raise ValueError(f"proof={self.proof!r} of claim {self.id!r}: a proof's label is "
+                             f"given exactly when the support is a proof {PROOFS}")
+        if (self.support == "numerical evidence only") != bool(self.checked):
+            raise ValueError(f"checked={self.checked!r} of claim {self.id!r}: the range checked "
+                             f"is stated exactly when the support is numerical evidence only")
 
 
 CLAIMS: list[Claim] = []
 
 
-def _claim(id, ref, claim, method, verdict, evidence, chapter, support=""):
+def _claim(id, ref, claim, method, verdict, evidence, chapter, *, kind, support, proof="",
+           checked=""):
     """Register the decorated function as the ``check`` of a new ``Claim``."""
     def register(fn):
         if any(c.id == id for c in CLAIMS):
             raise ValueError(f"id={id!r} is registered twice")
-        CLAIMS.append(Claim(id, ref, claim, method, verdict, evidence, chapter, fn, support))
+        CLAIMS.append(Claim(id, ref, claim, method, verdict, evidence, chapter, fn, support,
+                            kind, proof, checked))
         return fn
     return register
 
@@ -121,11 +161,13 @@ def get(claim_id: str) -> Claim:
 def verdict_text(claim_id: str) -> str:
     """The verdict line a chapter shows for a claim, with its severity and kind of support.
 
-    E.g. ``**fails** (erratum; support: counterexample; claim `thm-1-n2`)``.  Chapters paste it
-    through ``verdict_md``; no page types a verdict word by hand.
+    E.g. ``**fails** (erratum; support: counterexample; claim `thm-1-n2`)``; numerical evidence
+    names the range checked.  Chapters paste it through ``verdict_md``; no page types a verdict
+    word by hand.
     """
     c = get(claim_id)
-    return f"**{c.verdict}** ({c.severity}; support: {c.support}; claim `{c.id}`)"
+    support = f"{c.support}, checked on {c.checked}" if c.checked else c.support
+    return f"**{c.verdict}** ({c.severity}; support: {support}; claim `{c.id}`)"
 
 
 def verdict_md(claim_id: str):

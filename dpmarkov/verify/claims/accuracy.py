@@ -1,12 +1,7 @@
 """Claims about accuracy: Theorem 2 and Corollary 1."""
 from __future__ import annotations
 
-import numpy as np
-
-from ... import accuracy, mechanism, simplex
-from .. import bruteforce, highprec
-from ._core import SEED, ACC, KLW, _claim, agrees
-from ._shared import ILLUSTRATIVE_GRADES
+from ._parts import *  # noqa: F401,F403  (the parts' one header, see _parts)
 
 
 # ============================================================================ Accuracy
@@ -14,7 +9,7 @@ from ._shared import ILLUSTRATIVE_GRADES
         "Monte Carlo", "holds",
         "40,000 draws agree within 5 standard errors; the mpmath twin to 1e-12; Theorem 1's "
         "conditions are not needed (the book derives eq. (8) from the Dirichlet law)", ACC,
-        support="proof")
+        kind="statement", support="our proof", proof="prop-thm2-general")
 def _thm2():
     C = simplex.count_vector(ILLUSTRATIVE_GRADES)
     k = 20.6
@@ -31,7 +26,8 @@ def _thm2():
         "the printed bound.", "brute force", "holds but loose",
         "the maximiser is right (exhaustive search), but it ignores Assumption 3: at the grade "
         "parameters the bound is 0.142 while the largest E[KL] of an allowed vector is 0.107",
-        KLW)
+        KLW,
+        kind="statement", support="our proof", proof="prop-kl-vertex")
 def _cor1():
     N, n, k = 12, 3, 7.0
     best = max(accuracy.expected_kl(c / N, k) for c in bruteforce.compositions(N, n, 1))

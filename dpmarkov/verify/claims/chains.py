@@ -1,11 +1,7 @@
 """Claims about Markov chains: Lemma 1, Theorem 3, Algorithms 1-2, Theorems 4-5, the rate."""
 from __future__ import annotations
 
-import numpy as np
-
-from ... import accuracy, chain, composition, mechanism, privacy, simplex
-from ._core import SEED, MECH, CHAINS, STAT, _claim, agrees
-from ._shared import (ILLUSTRATIVE_GRADES, _SPECS, _joint, _line, _taxi, _taxi_tv)
+from ._parts import *  # noqa: F401,F403  (the parts' one header, see _parts)
 
 
 # ============================================================================ Markov chains
@@ -45,7 +41,8 @@ def _sample_variance_z(x, var):
         "the statement holds (conditioning proof in the book; the paper's proof step is wrong, "
         "see lem-1-proof): on three leaky randomized-response rows and one asymmetric part the "
         "joint delta(eps) is the maximum of the parts' profiles (both orders of each adjacent "
-        "pair, computed by hand) at every eps (gap < 1e-12)", CHAINS, support="proof")
+        "pair, computed by hand) at every eps (gap < 1e-12)", CHAINS,
+        kind="statement", support="our proof", proof="prop-parallel-composition")
 def _lem1():
     rows, _, _ = _joint()
     parts = list(rows) + [_asymmetric_part()]
@@ -68,7 +65,7 @@ def _lem1():
         "brute force", "fails",
         "the bad set is a union: its best probability is 1 - prod(1 - delta_i) = 0.097 > "
         "max delta_i = 0.05; the lemma's statement survives by a conditioning argument", CHAINS,
-        support="counterexample")
+        kind="statement", support="counterexample")
 def _lem1_proof():
     _, joint, pairs = _joint()
     eps_max = max(s[1] for s in _SPECS)
@@ -80,9 +77,13 @@ def _lem1_proof():
 
 
 @_claim("thm-3", "Thm. 3", "Algorithm 2 keeps D (max_i eps_i, max_i delta_i)-DP under "
-        "Definition 3.", "brute force", "holds",
-        "follows from Theorem 1 per row and Lemma 1 (exact check); it protects destinations "
-        "only, the row sizes are public", CHAINS, support="proof")
+        "Definition 3, with eps_i, delta_i of Theorem 1 per row, for rows of at least three "
+        "categories.", "brute force", "holds",
+        "follows from Theorem 1 per row (proved for n_i >= 3) and Lemma 1 (exact check); for a "
+        "row of two categories eq. (6) is no bound (thm-1-n2), so there the theorem needs the "
+        "corrected eq. (6), which dm.chain_privacy uses; it protects destinations only, the row "
+        "sizes are public", CHAINS,
+        kind="statement", support="our proof", proof="prop-parallel-composition, prop-exact-worst-loss")
 def _thm3():
     gap = _lem1()[0]["max_gap"]
     K = np.array([[40, 10, 12], [9, 30, 11], [10, 10, 50.0]])
@@ -96,7 +97,8 @@ def _thm3():
 @_claim("alg-1", "Alg. 1", "Release C(D, rho) as one draw of Dir(k C), k chosen for the target "
         "epsilon.", "Monte Carlo", "holds",
         "box missing from our copy, rebuilt; the sampler's means and variances agree within "
-        "5 standard errors", MECH)
+        "5 standard errors", MECH,
+        kind="definition", support="definition")
 def _alg1():
     C = simplex.count_vector(ILLUSTRATIVE_GRADES)
     k = 20.6
@@ -114,7 +116,8 @@ def _alg1():
         "Dirichlet mechanism (k_i per row).", "Monte Carlo", "holds",
         "box missing from our copy, rebuilt; each row's means and variances (which depend on "
         "its own k_i) agree with Dir(k_i P_i) within 5 standard errors; rows sum to 1 to "
-        "rounding", CHAINS)
+        "rounding", CHAINS,
+        kind="definition", support="definition")
 def _alg2():
     K = np.array([[40, 10, 12], [9, 30, 11], [10, 10, 50.0]])
     k = np.array([20.0, 30.0, 40.0])
@@ -131,11 +134,13 @@ def _alg2():
 
 
 @_claim("thm-4", "Thm. 4", "E||pi - pi~||_TV <= (1/2) ||Z||_1 sqrt(2L).", "Monte Carlo",
-        "holds but loose",
-        "not proved: Monte Carlo found no counterexample in the stationary chapter's 120 stress "
-        "chains, and the book proves only a corrected, larger bound; ||Z||_1 is ambiguous "
+        "supported numerically, not proved",
+        "not proved: Monte Carlo found no counterexample in the stationary-bounds chapter's 120 "
+        "stress chains, and the book proves only a corrected, larger bound; ||Z||_1 is ambiguous "
         "(column or row sums); on the taxi chain the printed bound is 1.48 > 1 against a "
-        "Monte Carlo 0.023, and the corrected bound 11.1 also holds", STAT)
+        "Monte Carlo 0.023, and the corrected bound 11.1 also holds", STAT_BOUNDS,
+        kind="statement", support="numerical evidence only",
+        checked="120 stress chains of 2 to 6 states and the book's taxi chain")
 def _thm4():
     _, K, _, kmin = _taxi()
     bound = chain.stationary_tv_bound(K, kmin)
@@ -153,7 +158,8 @@ def _thm4():
         "pi^T Z_- = -pi^T; it agrees with Z on every row vector summing to 0, which is all the "
         "identity pi~ - pi = pi~ (P~ - P) Z uses, so either sign serves, but the constant "
         "||Z||_1 changes: 3.303 with the printed sign against 2.465 on a three-state example",
-        STAT, support="proof")
+        STAT,
+        kind="statement", support="our proof", proof="prop-fundamental-sign")
 def _thm4_z():
     import sympy as sp
     a_, b_ = sp.symbols("a b", positive=True)
@@ -200,7 +206,8 @@ def _thm5_paper_bound(counts, k):
         "chains (also inside every assumption) fail from n = 16 on; the two-state chain (0.058 vs "
         "0.040) has an entry 0.998 > 1-2 eta, so can be argued excluded; the five-transitions-per-"
         "row chain fails only under the per-support reading of L_i (not with the paper's n). The "
-        "corrected bound (1/2) sum_i sqrt(2 L_i) = 0.59 holds", STAT, support="counterexample")
+        "corrected bound (1/2) sum_i sqrt(2 L_i) = 0.59 holds", STAT_BOUNDS,
+        kind="statement", support="counterexample")
 def _thm5():
     c3 = THM5_COUNTS
     eta = chain.row_eta(c3)
@@ -229,7 +236,8 @@ def _thm5():
         "the bounds are Theta(k^(-1/2)), not log(1/k): k L = (n-1)/2 + 32.67/k + O(1/k^2) "
         "(n = 5: 2.0033 at k = 1e4), so sqrt(2L) sqrt(k) -> sqrt(n-1); log(1/k) is negative for "
         "k > 1, and read with absolute values O(log k) grows, so neither reading is the rate",
-        STAT, support="computation")
+        STAT_BOUNDS,
+        kind="statement", support="our proof", proof="prop-kl-bound-rate")
 def _sec5_rate():
     ks = np.array([1e4, 1e6])
     scaled = ks * accuracy.kl_bound(ks, 98, 5)          # -> (n - 1)/2 = 2

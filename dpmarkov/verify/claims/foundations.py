@@ -1,20 +1,15 @@
 """Claims about the paper's definitions and assumptions (Defs. 1-7, Asms. 1-6)."""
 from __future__ import annotations
 
-import numpy as np
-from scipy.special import betaln
-
-from ... import chain, composition, loss, mechanism, privacy, simplex, _checks
-from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, SEED, PRELIM, MECH, CHAINS, STAT, PRIV_LOSS,
-                    _claim, agrees)
-from ._shared import (ILLUSTRATIVE_GRADES, _SPECS, _leaky_rr, _line)
+from ._parts import *  # noqa: F401,F403  (the parts' one header, see _parts)
 
 
 # ============================================================================ Definitions
 @_claim("def-1", "Def. 1", "The unit simplex: non-negative vectors summing to one.",
         "brute force", "holds",
         "every Dirichlet release lies in it; negative or non-summing vectors are rejected",
-        PRELIM)
+        PRELIM,
+        kind="definition", support="definition")
 def _def1():
     x = mechanism.privatize(ILLUSTRATIVE_GRADES, 20.6, rng=SEED, size=2000)
     err = float(np.abs(x.sum(axis=1) - 1).max())
@@ -25,7 +20,8 @@ def _def1():
 
 @_claim("def-2", "Def. 2", "The bordered simplex: stochastic vectors with every entry >= eta.",
         "brute force", "holds",
-        "non-empty exactly when eta <= 1/n (the uniform vector is its last point)", PRELIM)
+        "non-empty exactly when eta <= 1/n (the uniform vector is its last point)", PRELIM,
+        kind="definition", support="definition")
 def _def2():
     n = 5
     u = np.full(n, 1 / n)
@@ -41,7 +37,8 @@ def _def2():
         "a record may change category but never move to another part: the row sizes (taxi "
         "origins) are public; a record moving between rows j, l costs (eps_j + eps_l, "
         "1 - (1 - delta_j)(1 - delta_l)): delta 0.24 instead of 0.05 at the rows' epsilon 0.8, "
-        "0.0975 at epsilon 1.6", CHAINS)
+        "0.0975 at epsilon 1.6", CHAINS,
+        kind="definition", support="computation")
 def _def3():
     # substitution adjacency on counts: exactly one record moves, N fixed
     i, j = loss.adjacent_indices([8, 9, 8, 8, 65], [9, 8, 8, 8, 65])
@@ -68,7 +65,8 @@ def _def3():
         "e^eps P(M(D') in T) + delta for all adjacent D, D' and all sets T.",
         "brute force", "holds",
         "standard definition; on a toy mechanism all 8 output sets obey it with delta and "
-        "one violates it without", PRELIM)
+        "one violates it without", PRELIM,
+        kind="definition", support="definition")
 def _def4():
     toy = np.array([[0.60, 0.399, 0.001], [0.40, 0.600, 0.000]])
     eps = float(np.max(np.abs(np.log(toy[0, :2] / toy[1, :2]))))
@@ -85,7 +83,8 @@ def _def4():
 @_claim("def-5", "Def. 5", "The Dirichlet mechanism releases a draw from Dir(k p) with the "
         "stated density.", "high precision", "holds but loose",
         "the formula is a density written as a probability, and is undefined when a count is 0 "
-        "(Gamma(0) = infinity); dm.log_density agrees with a 30-digit evaluation", MECH)
+        "(Gamma(0) = infinity); dm.log_density agrees with a 30-digit evaluation", MECH,
+        kind="definition", support="computation")
 def _def5():
     import mpmath as mp
     from ..highprec_privacy import log_beta
@@ -107,7 +106,8 @@ def _def5():
         "<= delta and a log-density ratio <= epsilon elsewhere; it implies (epsilon, delta)-DP.",
         "brute force", "holds",
         "on a leaky randomized response the probabilistic delta equals the exact DP delta; "
-        "the implication is proved in the book", PRELIM)
+        "the implication is proved in the book", PRELIM,
+        kind="definition", support="our proof", proof="prop-pdp-implies-dp")
 def _def6():
     N, eps0, lam = _SPECS[0]
     M = _leaky_rr(N, eps0, lam)
@@ -120,7 +120,8 @@ def _def6():
         "||G^T z||_inf over ||z||_inf = 1, z^T 1 = 0, a proxy for |lambda_2|.",
         "brute force", "holds but loose",
         "it bounds |lambda_2|, but it is not Dobrushin's coefficient and reaches floor(n/2) "
-        "(3 for n = 6), so it is a weak proxy for a rate", STAT)
+        "(3 for n = 6), so it is a weak proxy for a rate", STAT,
+        kind="definition", support="computation")
 def _def7():
     halves = np.zeros((6, 6))
     halves[:3, 0] = halves[3:, 1] = 1
@@ -135,7 +136,8 @@ def _def7():
 # ============================================================================ Assumptions
 @_claim("asm-1", "Asm. 1", "Each database entry belongs to exactly one category.",
         "consistency", "holds",
-        "makes C(D, rho) a stochastic vector (counts sum to N)", PRELIM)
+        "makes C(D, rho) a stochastic vector (counts sum to N)", PRELIM,
+        kind="definition", support="definition")
 def _asm1():
     C = simplex.count_vector(ILLUSTRATIVE_GRADES)
     return dict(sum_of_C=float(C.sum())), abs(C.sum() - 1) < 1e-15
@@ -145,7 +147,8 @@ def _asm1():
         "brute force", "holds but loose",
         "for gamma >= 1/n Omega_1 is empty or one point, so delta = 1: the guarantee is vacuous "
         "rather than false, but eq. (6) then reports a small (even negative) epsilon; it should "
-        "read gamma < 1/n", PRELIM)
+        "read gamma < 1/n", PRELIM,
+        kind="definition", support="computation")
 def _asm2():
     n, g = 5, 0.22                          # 1/n = 0.2 < 0.22 <= 1/(n-1) = 0.25
     x = mechanism.privatize(ILLUSTRATIVE_GRADES, 20.6, rng=SEED, size=20_000)
@@ -164,7 +167,8 @@ def _asm2():
 @_claim("asm-3", "Asm. 3", "eta in (0, 1/4), and every count vector lies in the bordered "
         "simplex of border eta.", "consistency", "holds but loose",
         "the range ignores n (for n = 5, eta in (1/5, 1/4) admits no count vector), and eta is "
-        "read off the very counts it protects", MECH)
+        "read off the very counts it protects", MECH,
+        kind="definition", support="computation")
 def _asm3():
     try:
         _checks.design_ok(np.asarray(0.22), np.asarray(98.0), np.asarray(5.0))
@@ -188,7 +192,8 @@ def _eq6_unchecked(k, eta, N, n, gamma):
         "3/(2 eta): at k = 10 it is 1.11, above the exact worst loss 1.07 (with delta 0.044 from "
         "eq. (7)), so epsilon* = 2.2065 is a floor of the assumption, not of the mechanism (our "
         "copy of the paper shows only fragments of the proof of Theorem 1, so we cannot say "
-        "where the proof uses the assumption)", PRIV_LOSS)
+        "where the proof uses the assumption)", PRIV_LOSS,
+        kind="definition", support="computation")
 def _asm4():
     eps = privacy.epsilon_paper(K_GRID, **GRADE)
     kmin = privacy.k_min(GRADE["eta"])
@@ -205,7 +210,8 @@ def _asm4():
 
 @_claim("asm-5", "Asm. 5", "Every state is reachable from every other state (irreducible).",
         "brute force", "holds",
-        "checked by dm.check_irreducible; a chain with a closed class is rejected", STAT)
+        "checked by dm.check_irreducible; a chain with a closed class is rejected", STAT,
+        kind="definition", support="definition")
 def _asm5():
     good = np.array([[5, 1, 0], [0, 3, 2], [4, 0, 1.0]])
     bad = np.array([[5, 1, 0], [2, 3, 0], [4, 0, 1.0]])
@@ -221,7 +227,8 @@ def _asm5():
 @_claim("asm-6", "Asm. 6", "Every feasible transition has occurred at least once.",
         "brute force", "holds but loose",
         "zeros of the count matrix stay exactly zero in every release, so the support is "
-        "published: harmless only if the feasible set is public", CHAINS)
+        "published: harmless only if the feasible set is public", CHAINS,
+        kind="definition", support="computation")
 def _asm6():
     K = np.array([[5, 1, 0], [0, 3, 2], [4, 0, 1.0]])
     Pt = chain.privatize_chain(K, 20.0, support=K > 0, rng=SEED, size=500)

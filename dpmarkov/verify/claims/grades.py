@@ -3,20 +3,15 @@ from __future__ import annotations
 
 from math import comb
 
-import numpy as np
-
-from ... import accuracy, privacy, profile, simplex, _checks
-from .. import bruteforce, highprec
-from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, PRIV_DELTA, PRIV_PROFILE, GRADES, _claim,
-                    agrees)
-from ._shared import ILLUSTRATIVE_GRADES
+from ._parts import *  # noqa: F401,F403  (the parts' one header, see _parts)
 
 
 # ============================================================================ Section 6.1
 @_claim("sec6.1-N", "Sec. 6.1", "The Calculus 1 course has N = 98 students.", "reproduction",
         "not reproducible",
         "the Georgia Tech counts are not published; N = 98 is consistent with eta = 0.073 "
-        "(every grade needs >= 8 students)", GRADES)
+        "(every grade needs >= 8 students)", GRADES,
+        kind="number", support="data unavailable")
 def _sec61_N():
     worst = privacy.worst_counts(**{k: GRADE[k] for k in ("eta", "N", "n")})   # raises if infeasible
     simplex.check_assumption_3(worst, GRADE["eta"])
@@ -31,7 +26,8 @@ def _sec61_N():
 
 
 @_claim("sec6.1-n", "Sec. 6.1", "n = 5 categories (A, B, C, D, F).", "consistency", "holds",
-        "gamma = 0.0004 < 1/n and eta = 0.073 < 1/n", GRADES)
+        "gamma = 0.0004 < 1/n and eta = 0.073 < 1/n", GRADES,
+        kind="definition", support="definition")
 def _sec61_n():
     n = GRADE["n"]
     g = float(_checks.gamma_ok(np.asarray(GRADE["gamma"]), np.asarray(float(n))))
@@ -43,7 +39,8 @@ def _sec61_n():
 
 @_claim("sec6.1-eta", "Sec. 6.1", "eta = 0.073.", "consistency", "holds but loose",
         "eta*N = 7.15 is no whole count: valid if every grade has >= 8 students, but then "
-        "eta = 8/98 = 0.082 was allowed and gives a smaller epsilon* (1.949 against 2.2065)", GRADES)
+        "eta = 8/98 = 0.082 was allowed and gives a smaller epsilon* (1.949 against 2.2065)", GRADES,
+        kind="definition", support="computation")
 def _sec61_eta():
     eps_paper = privacy.epsilon_star_paper(**GRADE)
     eps_8 = privacy.epsilon_star_paper(8 / 98, 98, 5, 4e-4)
@@ -54,7 +51,8 @@ def _sec61_eta():
 
 @_claim("sec6.1-gamma", "Sec. 6.1", "gamma = 0.0004.", "consistency", "holds",
         "below 1/n, so Omega_1 has positive probability; eq. (7) then gives delta = 7.3e-4 at k = 20.6",
-        GRADES)
+        GRADES,
+        kind="definition", support="computation")
 def _sec61_gamma():
     ok = float(_checks.gamma_ok(np.asarray(4e-4), np.asarray(5.0))) == 4e-4
     d = privacy.delta(20.6, **GRADE)                  # P(leave Omega_1) at the worst counts
@@ -64,7 +62,8 @@ def _sec61_gamma():
 @_claim("sec6.1-k-grid", "Sec. 6.1", "k in {20.6, 21.6, ..., 110.6}; the smallest k gives the "
         "strongest privacy Assumption 4 allows.", "high precision", "holds but loose",
         "91 values, but 3/(2 eta) = 20.548 < 20.6: the strongest allowed epsilon is 2.2065, "
-        "not eq. (6) at 20.6 (2.2119)", GRADES)
+        "not eq. (6) at 20.6 (2.2119)", GRADES,
+        kind="number", support="computation")
 def _sec61_kgrid():
     kmin = privacy.k_min(0.073)
     return (dict(k_min=kmin, eps_at_20_6=privacy.epsilon_paper(20.6, **GRADE),
@@ -76,7 +75,8 @@ def _sec61_kgrid():
 
 @_claim("sec6.1-eps", "Sec. 6.1", "At the smallest k, epsilon = 2.255.", "high precision", "fails",
         "eq. (6) at the stated parameters gives 2.212 at k = 20.6 and 2.207 at k_min = 20.548 "
-        "(mpmath agrees); 2.255 needs k = 21.01", GRADES)
+        "(mpmath agrees); 2.255 needs k = 21.01", GRADES,
+        kind="number", support="computation")
 def _sec61_eps():
     e = privacy.epsilon_paper(20.6, **GRADE)
     twin = float(highprec.epsilon(20.6, **GRADE))
@@ -88,9 +88,10 @@ def _sec61_eps():
 
 
 @_claim("sec6.1-kl", "Sec. 6.1", "At the smallest epsilon the mean KL divergence is 0.103.",
-        "consistency", "holds",
-        "the counts are unpublished, but Theorem 2 at k = 20.6 rounds to 0.103 for 56% of the "
-        "557,845 count vectors Assumption 3 allows (range 0.102-0.107)", GRADES)
+        "consistency", "not reproducible",
+        "needs the unpublished counts; Theorem 2 at k = 20.6 rounds to 0.103 for 56% of the "
+        "557,845 count vectors Assumption 3 allows (range 0.102-0.107)", GRADES,
+        kind="number", support="data unavailable")
 def _sec61_kl():
     allowed = bruteforce.composition_array(98, 5, GRADE_MIN_COUNT)
     # eq. (8) is a sum over the categories, so it depends on the multiset of counts only:
@@ -109,7 +110,8 @@ def _sec61_kl():
 @_claim("sec6.1-delta", "Sec. 6.1", "At the smallest epsilon, delta = 0.0026.", "high precision",
         "fails",
         "eq. (7) gives 7.3e-4 (integer counts, Boole bound) or 2.0e-3 (continuous worst "
-        "vector); no reading gives 0.0026", PRIV_DELTA)
+        "vector); no reading gives 0.0026", PRIV_DELTA,
+        kind="number", support="computation")
 def _sec61_delta():
     integer = privacy.delta(20.6, **GRADE)
     cont = privacy.exit_probability_union([73, 73, 73, 73, 708], 20.6, 4e-4)
@@ -119,7 +121,8 @@ def _sec61_delta():
 
 @_claim("sec6.1-delta-3.31", "Sec. 6.1", "At epsilon = 3.31, delta = 1.3e-4.", "high precision",
         "fails", "eq. (6) reaches 3.31 at k = 31.16, where eq. (7) gives 1.4e-5 (integer) or "
-        "6.2e-5 (continuous)", PRIV_DELTA)
+        "6.2e-5 (continuous)", PRIV_DELTA,
+        kind="number", support="computation")
 def _sec61_delta331():
     k = privacy.k_for_epsilon_paper(3.31, **GRADE)
     integer = privacy.delta(k, **GRADE)
@@ -131,7 +134,8 @@ def _sec61_delta331():
 @_claim("sec6.1-guarantee", "Sec. 6.1", "The grade release is (2.255, 0.0026)-DP.",
         "high precision", "holds but loose",
         "true, since both numbers exceed Theorem 1's own at k = 20.6, but the exact delta at "
-        "epsilon = 2.255 is 4e-9", PRIV_PROFILE)
+        "epsilon = 2.255 is 4e-9", GRADES,
+        kind="number", support="computation")
 def _sec61_guarantee():
     k = 20.6
     tight = profile.privacy_profile(2.255, k, 98, 5, GRADE_MIN_COUNT)
@@ -141,9 +145,11 @@ def _sec61_guarantee():
 
 
 @_claim("fig-1", "Fig. 1 / Sec. 6.1", "As epsilon grows, Corollary 1 approaches the true mean KL "
-        "divergence.", "high precision", "holds",
+        "divergence.", "high precision", "supported numerically, not proved",
         "both fall like (n-1)/(2k): the ratio of bound to E[KL] goes from 1.4 at k = 20.6 to "
-        "1.1 at 110.6 and 1.0 at 1e4", GRADES)
+        "1.1 at 110.6 and 1.0 at 1e4", GRADES,
+        kind="statement", support="numerical evidence only",
+        checked="the book's illustrative grade counts at k = 20.6, 21.6, ..., 110.6 and 1e4")
 def _fig1():
     C = simplex.count_vector(ILLUSTRATIVE_GRADES)
     ks = np.array([20.6, 110.6, 1e4])

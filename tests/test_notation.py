@@ -1,0 +1,81 @@
+"""The notation page (book/notation.ipynb): one meaning per symbol, every chapter covered
+(issue 25, item 4).
+
+The page's tables list each symbol once; every chapter of the book is named on
+it (in a table or among the chapters without symbols of their own); the only letter with more
+than one meaning is the one the page names; and the many-releases chapter, which used to
+reuse letters of the page with other meanings, uses the page's letters.
+"""
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "".join("".join(c["source"]) for c in
+               json.loads((ROOT / "book" / "notation.ipynb").read_text())["cells"]
+               if c["cell_type"] == "markdown")
+
+
+def _symbols():
+    """The symbols of the first column of every table, one entry per symbol."""
+    out = []
+    for line in PAGE.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if len(cells) == 3 and cells[0] not in ("Symbol", "---"):
+            # "$\epsilon$, $\delta$" -> two symbols; a function's argument is not a new symbol
+            out += sorted({re.sub(r"\(.*\)$", "", s) for s in re.findall(r"\$([^$]+)\$", cells[0])})
+    return out
+
+
+def _math(chapter):
+    """The markdown formulas of a chapter, inline and displayed."""
+    cells = json.loads((ROOT / "book" / f"{chapter}.ipynb").read_text())["cells"]
+    md = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return re.findall(r"\$\$.*?\$\$|\$[^$]+\$", md, re.S)
+
+
+def test_every_symbol_is_listed_once():
+    symbols = _symbols()
+    assert len(symbols) > 60
+    repeated = sorted({s for s in symbols if symbols.count(s) > 1})
+    assert not repeated, f"listed twice on the notation page: {repeated}"
+
+
+def test_the_page_covers_every_chapter():
+    # every notebook of book/ is a chapter of the toc (tests/test_book_structure.py)
+    chapters = {path.stem for path in (ROOT / "book").glob("*.ipynb")}
+    named = set(re.findall(r"\{doc\}`([\w]+)`", PAGE)) | set(re.findall(r":label: (\S+)", PAGE))
+    # a proposition's label names its chapter too
+    labels = {}
+    for path in (ROOT / "book").glob("*.ipynb"):
+        for label in re.findall(r":label: ([\w-]+)", path.read_text()):
+            labels[label] = path.stem
+    named |= {labels[x] for x in re.findall(r"\{prf:ref\}`([\w-]+)`", PAGE) if x in labels}
+    missing = chapters - named - {"notation"}
+    assert not missing, f"chapters the notation page does not cover: {sorted(missing)}"
+
+
+def test_only_alpha_has_two_meanings_and_the_page_says_so():
+    exceptions = re.findall(r"\*\*The one letter with two meanings\.\*\* \$(\\\w+)\$", PAGE)
+    assert exceptions == [r"\alpha"]
+
+
+def test_the_sensitivities_are_stated_in_one_unit():
+    for name in ("GS}_1", "GS}_2"):
+        row = next(line for line in PAGE.splitlines() if name in line and line.startswith("|"))
+        assert "the counts $c$" in row and "the count vector $C$" in row, row
+
+
+def test_many_releases_uses_the_pages_letters():
+    """rho is the category set, L_i Corollary 1's bound, b the Laplace scale, T a set of
+    outputs, c counts: the many-releases chapter no longer gives them other meanings."""
+    maths = _math("many_releases")
+    for pattern, meaning in ((r"\\rho\b", "the Renyi DP level is epsilon_R"),
+                             (r"(?<![\\\w ])L(?![\w])", "the privacy loss is \\mathcal L"),
+                             (r"(?<![\\\w])b(?![\w])", "the pseudocount is m"),
+                             (r"(?<![\\\w])D(?![\w_])", "the data part of the loss is nu_2"),
+                             (r"T\s*=|T\\(?:epsilon|delta|rho)|\dT\b|2T", "a number of releases is R")):
+        hits = [m for m in maths if re.search(pattern, m)]
+        assert not hits, f"{meaning}: {hits[:3]}"
+    # c stays a vector of counts: the mixture of two Dirichlet parameters is a_alpha
+    assert not [m for m in maths if re.search(r"c = \\alpha", m)]
