@@ -5,11 +5,14 @@ Private Data-Driven Markov Chain Modeling" (arXiv 2602.22443).  One module per i
 
 - ``simplex``: count vectors (eq. 3) and the (bordered) simplex (Defs 1-2)
 - ``mechanism``: the Dirichlet mechanism (Def 5, Algorithm 1)
-- ``privacy``: epsilon and delta of Theorem 1 (eqs. 6-7)
+- ``privacy``: epsilon of Theorem 1 (eq. 6), sound by default, and its inverse
+- ``exit_probability``: delta of Theorem 1 (eq. 7): the probability of leaving Omega_1
 - ``loss``: the privacy loss, its exact worst case, a corrected eq. (6)
 - ``profile``: the tight privacy profile delta(epsilon) (hockey-stick divergence)
 - ``accuracy``: expected KL divergence (Theorem 2, Corollary 1)
-- ``chain``: transition counts, Algorithm 2, stationary distribution, Def 7, Theorems 4-5
+- ``chain``: transition counts and their checks, Algorithm 2 (Section 4)
+- ``stationary``: the stationary distribution (GTH) and the fundamental matrix (Section 5)
+- ``ergodicity``: ergodicity coefficients (Def 7) and the bounds of Theorems 4-5
 - ``composition``: parallel composition (Lemma 1, Theorem 3), exact discrete tools
 - ``baselines``: Laplace, geometric and analytic Gaussian releases, simplex projection,
   and the Dirichlet mechanism calibrated to a target (epsilon, delta) (Section 1)
@@ -30,22 +33,21 @@ from .accuracy import (coordinate_variance, expected_kl, expected_l1, expected_t
                        tail_bound, tail_bound_subgaussian)
 from .audit import audit_hockey_stick
 from .chain import (check_counts, check_feasible_observed, check_irreducible, check_stochastic,
-                    check_support,
-                    dobrushin_coefficient, ergodicity_bound, ergodicity_bound_corrected,
-                    ergodicity_coefficient, fundamental_matrix, iter_privatize_chain,
-                    privatize_chain, row_eta, row_kl_bounds, stationary_distribution,
-                    stationary_tv_bound, stationary_tv_bound_corrected, transition_counts,
-                    transition_counts_from_pairs)
+                    check_support, iter_privatize_chain, privatize_chain, row_eta, row_kl_bounds,
+                    transition_counts, transition_counts_from_pairs)
+from .ergodicity import (dobrushin_coefficient, ergodicity_bound, ergodicity_bound_corrected,
+                         ergodicity_coefficient, stationary_tv_bound, stationary_tv_bound_corrected)
+from .stationary import fundamental_matrix, stationary_distribution
 from .composition import (ChainPrivacy, chain_privacy, check_support, compose_parallel,
                           hockey_stick_discrete, parallel_adjacency, probabilistic_delta,
                           profile_discrete)
 from .mechanism import dirichlet_parameters, log_density, privatize
 from .loss import (adjacent_indices, epsilon_corrected, epsilon_exact, loss_data_term,
                    privacy_loss, worst_pair)
-from .privacy import (bound_name, delta, epsilon, epsilon_paper, epsilon_star, epsilon_star_paper,
-                      exit_probability_bounds, exit_probability_exact, exit_probability_union,
-                      k_for_epsilon,
-                      k_for_epsilon_paper, k_min, min_count, worst_counts)
+from .exit_probability import (delta, exit_probability_bounds, exit_probability_exact,
+                               exit_probability_union, min_count, worst_counts)
+from .privacy import (bound_name, epsilon, epsilon_paper, epsilon_star, epsilon_star_paper,
+                      k_for_epsilon, k_for_epsilon_paper, k_min)
 from .renyi import rdp_epsilon, rdp_pairs, rdp_to_dp, renyi_divergence
 from .profile import (epsilon_for_delta, hockey_stick, pair_profile, privacy_profile, profile_pairs,
                       two_category_search)

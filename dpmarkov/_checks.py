@@ -148,6 +148,15 @@ def array(name: str, value, *, min_ndim: int = 1, max_ndim: int | None = None) -
     return arr
 
 
+def square_matrix(name: str, value) -> np.ndarray:
+    """A float array of square matrices (..., n, n), n >= 1."""
+    arr = as_float_array(name, value)
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] == 0:
+        raise ValueError(f"{name} has shape {arr.shape}: expected a square matrix (..., n, n) "
+                         "with n >= 1")
+    return arr
+
+
 def positive(name: str, value) -> np.ndarray:
     """Finite and strictly positive, elementwise."""
     arr = as_float_array(name, value)
@@ -407,6 +416,19 @@ def theorem1_design(k, eta, N, n, gamma, *, assumption_4=True):
     if assumption_4:
         k_meets_assumption_4(k, eta)
     return k, eta, N, n, gamma
+
+
+def theorem1_flat_design(k, eta, N, n, gamma):
+    """``theorem1_design``, then the five parameters broadcast and flattened.
+
+    Returns (shape, [k, eta, N, n, gamma]), each a 1-d float array of the broadcast size:
+    the form the cores of ``privacy.epsilon``, ``exit_probability.delta`` and the
+    baselines' calibrations work on.
+    """
+    k, eta, N, n, gamma = theorem1_design(k, eta, N, n, gamma)
+    shape = np.broadcast(k, eta, N, n, gamma).shape
+    return shape, [(v if v.shape == shape else np.broadcast_to(v, shape)).ravel()
+                   for v in (k, eta, N, n, gamma)]
 
 
 # ------------------------------------------------------------------ the boundary

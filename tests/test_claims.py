@@ -153,9 +153,9 @@ def test_chosen_set_divergence_checks_its_input():
 
 def test_the_theorem_5_check_bites(monkeypatch):
     """If sqrt(2L) were twice as large, the three-state chain would no longer refute Theorem 5."""
-    from dpmarkov import chain
-    right = chain.ergodicity_bound
-    monkeypatch.setattr(chain, "ergodicity_bound", lambda *a, **kw: 2 * right(*a, **kw))
+    from dpmarkov import ergodicity
+    right = ergodicity.ergodicity_bound
+    monkeypatch.setattr(ergodicity, "ergodicity_bound", lambda *a, **kw: 2 * right(*a, **kw))
     assert not cl.get("thm-5").check()[1]
 
 
@@ -201,9 +201,10 @@ def _scaled(f, factor):
 
 def _mutations():
     """(module, function, wrong version, claims that must notice): one plausible slip each."""
-    from dpmarkov import accuracy, chain, composition, loss, profile, simplex
+    from dpmarkov import accuracy, chain, composition, ergodicity, loss, profile, simplex, stationary
     P_, A_, CH_, CO_, L_, PR_, S_, M_ = privacy, accuracy, chain, composition, loss, profile, \
         simplex, mechanism
+    ST_, ER_ = stationary, ergodicity
 
     def one_order(M, pairs, eps):            # parallel composition, one order of each pair
         M = np.asarray(M, float)
@@ -213,7 +214,7 @@ def _mutations():
 
     def minus_sign_Z(P):                     # the paper's printed sign
         P = np.asarray(P, float)
-        pi = chain.stationary_distribution(P)
+        pi = stationary.stationary_distribution(P)
         return np.linalg.inv(np.eye(len(P)) - P - np.outer(np.ones(len(P)), pi))
 
     right = {name: getattr(mod, name) for mod, name in (
@@ -221,9 +222,9 @@ def _mutations():
         (P_, "exit_probability_union"), (A_, "expected_kl"), (A_, "kl_bound"),
         (A_, "kl_bound_bordered"), (M_, "privatize"), (M_, "log_density"), (L_, "epsilon_exact"),
         (L_, "privacy_loss"), (PR_, "privacy_profile"), (PR_, "epsilon_for_delta"),
-        (CO_, "compose_parallel"), (CO_, "probabilistic_delta"), (CH_, "stationary_distribution"),
-        (CH_, "ergodicity_coefficient"), (CH_, "stationary_tv_bound"), (CH_, "ergodicity_bound"),
-        (CH_, "stationary_tv_bound_corrected"), (CH_, "ergodicity_bound_corrected"),
+        (CO_, "compose_parallel"), (CO_, "probabilistic_delta"), (ST_, "stationary_distribution"),
+        (ER_, "ergodicity_coefficient"), (ER_, "stationary_tv_bound"), (ER_, "ergodicity_bound"),
+        (ER_, "stationary_tv_bound_corrected"), (ER_, "ergodicity_bound_corrected"),
         (CH_, "privatize_chain"), (CH_, "row_eta"), (S_, "count_vector"),
         (S_, "in_bordered_simplex"))}
     r = right
@@ -249,17 +250,17 @@ def _mutations():
         (CO_, "profile_discrete", one_order, ["lem-1"]),
         (CO_, "compose_parallel", lambda *m: r["compose_parallel"](*m[::-1]), ["lem-1"]),
         (CO_, "probabilistic_delta", _scaled(r["probabilistic_delta"], 1.01), ["lem-1-proof"]),
-        (CH_, "stationary_distribution",
+        (ST_, "stationary_distribution",
          lambda P: r["stationary_distribution"](np.swapaxes(P, -1, -2)
                                                 / np.swapaxes(P, -1, -2).sum(-1, keepdims=True)),
          ["thm-4-Z"]),                                                   # columns for rows
-        (CH_, "fundamental_matrix", minus_sign_Z, ["thm-4-Z"]),
-        (CH_, "ergodicity_coefficient", _scaled(r["ergodicity_coefficient"], 0.5), ["def-7"]),
-        (CH_, "stationary_tv_bound", _scaled(r["stationary_tv_bound"], 1.01), ["thm-4"]),
-        (CH_, "stationary_tv_bound_corrected", _scaled(r["stationary_tv_bound_corrected"], 1.01),
+        (ST_, "fundamental_matrix", minus_sign_Z, ["thm-4-Z"]),
+        (ER_, "ergodicity_coefficient", _scaled(r["ergodicity_coefficient"], 0.5), ["def-7"]),
+        (ER_, "stationary_tv_bound", _scaled(r["stationary_tv_bound"], 1.01), ["thm-4"]),
+        (ER_, "stationary_tv_bound_corrected", _scaled(r["stationary_tv_bound_corrected"], 1.01),
          ["thm-4"]),
-        (CH_, "ergodicity_bound", _scaled(r["ergodicity_bound"], 1.01), ["thm-5"]),
-        (CH_, "ergodicity_bound_corrected", _scaled(r["ergodicity_bound_corrected"], 1.01),
+        (ER_, "ergodicity_bound", _scaled(r["ergodicity_bound"], 1.01), ["thm-5"]),
+        (ER_, "ergodicity_bound_corrected", _scaled(r["ergodicity_bound_corrected"], 1.01),
          ["thm-5"]),
         (CH_, "privatize_chain",                                         # k_i of the wrong rows
          lambda c, k, **kw: r["privatize_chain"](c, np.asarray(k)[::-1], **kw), ["alg-2"]),
@@ -291,7 +292,7 @@ def test_a_wrong_formula_is_noticed(monkeypatch, module, name, wrong, catchers):
 def test_the_mutations_cover_every_module_with_mathematics():
     covered = {m.__name__.split(".")[-1] for m, _, _, _ in MUTATIONS}
     assert {"privacy", "accuracy", "mechanism", "loss", "profile", "composition", "chain",
-            "simplex"} <= covered
+            "stationary", "ergodicity", "simplex"} <= covered
 
 
 # --------------------------------------------------------------------------- one verdict everywhere

@@ -201,8 +201,7 @@ def _function(name):
 
 def _public_names():
     names = [n for n in dm.__all__ if inspect.isfunction(getattr(dm, n))]
-    names += ["bl." + n for n in dir(bl) if not n.startswith("_")
-              and inspect.isfunction(getattr(bl, n)) and getattr(bl, n).__module__ == bl.__name__]
+    names += ["bl." + n for n in bl.__all__ if inspect.isfunction(getattr(bl, n))]
     names += ["ds." + n for n in ds.__all__]
     names += ["au." + n for n in dir(au) if not n.startswith("_") and n not in dm.__all__
               and inspect.isfunction(getattr(au, n)) and getattr(au, n).__module__ == au.__name__]

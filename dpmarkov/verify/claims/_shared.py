@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ... import chain, composition, privacy
+from ... import chain, composition, privacy, stationary
 from ._core import SEED, TAXI_GAMMA
 
 __all__ = ["ILLUSTRATIVE_GRADES"]
@@ -57,8 +57,8 @@ def taxi_chain():
 def taxi_tv(scale: float, draws: int = 200):
     """Monte Carlo E||pi - pi~||_TV of the taxi chain at k_i = scale * k_min,i."""
     _, K, _, kmin = taxi_chain()
-    pi = chain.stationary_distribution(K / K.sum(axis=1, keepdims=True))
-    pis = chain.stationary_distribution(chain.privatize_chain(K, scale * kmin, support=K > 0, size=draws,
+    pi = stationary.stationary_distribution(K / K.sum(axis=1, keepdims=True))
+    pis = stationary.stationary_distribution(chain.privatize_chain(K, scale * kmin, support=K > 0, size=draws,
                                                               rng=SEED))
     tv = 0.5 * np.abs(pis - pi).sum(axis=-1)
     return float(tv.mean()), float(tv.std(ddof=1) / np.sqrt(draws))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import accuracy, chain, composition, mechanism, privacy, simplex
+from ... import accuracy, chain, composition, ergodicity, mechanism, privacy, simplex, stationary
 from ._core import SEED, MECH, CHAINS, STAT, add_claim, agrees
 from ._shared import (ILLUSTRATIVE_GRADES, JOINT_SPECS, joint_chain, line_chain, taxi_chain, taxi_tv)
 
@@ -138,8 +138,8 @@ def _alg2():
         "Monte Carlo 0.023, and the corrected bound 11.1 also holds", STAT)
 def _thm4():
     _, K, _, kmin = taxi_chain()
-    bound = chain.stationary_tv_bound(K, kmin)
-    corrected = chain.stationary_tv_bound_corrected(K, kmin)
+    bound = ergodicity.stationary_tv_bound(K, kmin)
+    corrected = ergodicity.stationary_tv_bound_corrected(K, kmin)
     tv, se = taxi_tv(1.0)
     return (dict(bound=bound, corrected_bound=corrected, monte_carlo_tv=tv, se=se),
             tv + 5 * se < bound and agrees(bound, "1.48") and agrees(tv, "0.023", se)
@@ -166,8 +166,8 @@ def _thm4_z():
     symbolic = residual.applyfunc(sp.cancel) == sp.zeros(2, 2)
     K = np.array([[40, 10, 12], [9, 30, 11], [10, 10, 50.0]])
     P = K / K.sum(axis=1, keepdims=True)
-    pi = chain.stationary_distribution(P)
-    Z = chain.fundamental_matrix(P)
+    pi = stationary.stationary_distribution(P)
+    Z = stationary.fundamental_matrix(P)
     one = np.ones((3, 1))
     Zm = np.linalg.inv(np.eye(3) - P - one * pi)
     err = float(np.abs(Zm - (Z - 2 * one * pi)).max())
@@ -189,7 +189,7 @@ def _thm5_paper_bound(counts, k):
     """Theorem 5's sqrt(2L) with Corollary 1 at n = number of states (the paper's L_i)."""
     n = len(counts)
     N = counts.sum(axis=1)
-    pi = chain.stationary_distribution(counts / N[:, None])
+    pi = stationary.stationary_distribution(counts / N[:, None])
     return float(np.sqrt(2 * pi @ accuracy.kl_bound(np.broadcast_to(k, (n,)), N, n)))
 
 
@@ -212,11 +212,11 @@ def _thm5():
     chain.privatize_chain(c3, k, support=c3 > 0, eta=eta, rng=SEED)                # raises unless Asm. 3-4 hold
     Pt = chain.privatize_chain(c3, k, support=c3 > 0,
                       rng=STAT_SEED + 3, size=20_000)
-    d = np.abs(chain.ergodicity_coefficient(Pt) - chain.ergodicity_coefficient(C))
+    d = np.abs(ergodicity.ergodicity_coefficient(Pt) - ergodicity.ergodicity_coefficient(C))
     mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
-    bound = chain.ergodicity_bound(c3, k)
+    bound = ergodicity.ergodicity_bound(c3, k)
     paper_n = _thm5_paper_bound(c3, k)                              # full support: readings agree
-    corrected = chain.ergodicity_bound_corrected(c3, k)
+    corrected = ergodicity.ergodicity_bound_corrected(c3, k)
     return (dict(monte_carlo=mean, se=se, bound=bound, corrected=corrected,
                  eta_1=float(eta[1]), literal_assumptions=literal),
             literal and abs(bound - paper_n) < 1e-12 and mean - 5 * se > bound

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaln
 
-from ... import chain, composition, loss, mechanism, privacy, simplex, _checks
+from ... import chain, composition, ergodicity, loss, mechanism, privacy, simplex, _checks
 from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, SEED, PRELIM, MECH, CHAINS, STAT, PRIV_LOSS,
                     add_claim, agrees)
 from ._shared import (ILLUSTRATIVE_GRADES, JOINT_SPECS, leaky_rr, line_chain)
@@ -124,11 +124,11 @@ def _def6():
 def _def7():
     halves = np.zeros((6, 6))
     halves[:3, 0] = halves[3:, 1] = 1
-    t = float(chain.ergodicity_coefficient(halves))
+    t = float(ergodicity.ergodicity_coefficient(halves))
     S = np.random.default_rng(SEED).dirichlet(np.full(6, 0.5), size=(300, 6))
     lam2 = np.sort(np.abs(np.linalg.eigvals(S)), axis=-1)[:, -2]
-    ok = bool(np.all(lam2 <= chain.ergodicity_coefficient(S) + 1e-12))
-    return (dict(tau_inf_of_0_1_matrix=t, dobrushin=float(chain.dobrushin_coefficient(halves))),
+    ok = bool(np.all(lam2 <= ergodicity.ergodicity_coefficient(S) + 1e-12))
+    return (dict(tau_inf_of_0_1_matrix=t, dobrushin=float(ergodicity.dobrushin_coefficient(halves))),
             ok and t == 3.0)
 
 
