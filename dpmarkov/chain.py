@@ -22,7 +22,6 @@ Conventions
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
 
 from . import _checks
 from .accuracy import kl_bound
@@ -170,6 +169,7 @@ def check_feasible_observed(counts, feasible=None) -> np.ndarray:
 
 
 def _closed_class_message(pattern: np.ndarray) -> str:
+    from scipy.sparse.csgraph import connected_components   # here: 0.3 s to import
     ncomp, labels = connected_components(pattern, directed=True, connection="strong")
     # a class is closed if no edge leaves it; a reducible chain has one that is not everything
     for c in range(ncomp):
@@ -194,6 +194,7 @@ def check_irreducible(P) -> np.ndarray:
     naming a closed class otherwise; returns ``P`` as a float array.  Book:
     "Stationary distribution and convergence".
     """
+    from scipy.sparse.csgraph import connected_components   # here: 0.3 s to import
     arr = _checks.square_matrix("P", P)
     pats = (arr > 0).reshape(-1, arr.shape[-1], arr.shape[-1])
     if pats.shape[0] == 0:                              # an empty stack has nothing to check

@@ -202,3 +202,33 @@ def test_chapters_and_assignments_use_public_names_only():
         if bad:
             found[str(path.relative_to(ROOT))] = bad
     assert not found, found
+
+
+def test_import_dpmarkov_is_lazy_and_complete():
+    """``import dpmarkov`` imports no submodule and neither numpy nor scipy (PEP 562); every
+    name of ``__all__`` resolves on first use to the object its module defines, and ``dir``
+    lists them all."""
+    import subprocess
+    import sys
+    probe = ("import sys, dpmarkov as dm; "
+             "print(sorted(m for m in sys.modules if m.startswith(('numpy', 'scipy', 'dpmarkov.'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=ROOT, env={**__import__("os").environ,
+                                                    "PYTHONPATH": str(ROOT)}).stdout
+    assert out.strip() == "[]", out
+    import importlib
+    import dpmarkov as dm
+    assert set(dm.__all__) == set(dm._WHERE) | {"baselines"}
+    assert len(dm.__all__) == len(set(dm.__all__))
+    for name in dm.__all__:
+        value = getattr(dm, name)
+        if name in dm._WHERE:
+            assert value is getattr(importlib.import_module(f"dpmarkov.{dm._WHERE[name]}"), name)
+    assert set(dm.__all__) <= set(dir(dm))
+    assert {"datasets", "accounting", "verify"} <= set(dir(dm))
+    try:
+        dm.no_such_name
+    except AttributeError as err:
+        assert "no_such_name" in str(err)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
