@@ -29,6 +29,7 @@ import numpy as np
 
 import dpmarkov as dm
 from dpmarkov import baselines as bl
+from dpmarkov.baselines import gaussian as bl_gaussian
 from dpmarkov.verify import scalar_calibrations  # the per-row Brent search replaced
 
 EPS, DELTA, K = 1.0, 1e-6, 200.0
@@ -160,7 +161,7 @@ def main():
             t_ours, t_np = best_time(ours), best_time(plain)
             rows.append((label, name, t_ours, t_np))
     # the bisection itself (analytic_gaussian_sigma caches it per (eps, delta, D))
-    t_sigma = best_time(lambda: bl._gaussian_sigma.__wrapped__(EPS, DELTA, bl.L2_SENSITIVITY))
+    t_sigma = best_time(lambda: bl_gaussian._gaussian_sigma.__wrapped__(EPS, DELTA, bl.L2_SENSITIVITY))
 
     print(f"dpmarkov.baselines: time per privatization call (best of 5), epsilon={EPS}, "
           f"delta={DELTA}, Dirichlet k={K}")

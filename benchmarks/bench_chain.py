@@ -45,7 +45,7 @@ import tracemalloc  # noqa: E402
 import numpy as np  # noqa: E402
 
 import dpmarkov as dm  # noqa: E402
-from dpmarkov import chain  # noqa: E402
+from dpmarkov import chain, stationary  # noqa: E402
 
 N_STATES = 265
 DRAWS = 1000
@@ -85,7 +85,7 @@ def numpy_stationary(P):
     return np.linalg.solve(np.swapaxes(A, -1, -2), np.ones(P.shape[:-1] + (1,)))[..., 0]
 
 
-gth_textbook = chain.gth_textbook   # the previous, unblocked GTH (reference)
+gth_textbook = stationary.gth_textbook   # the previous, unblocked GTH (reference)
 
 
 def gth_textbook_stack(P, batch=8):

@@ -39,8 +39,7 @@ import numpy as np
 from scipy.special import betainc, betaincc, betainccinv, betaincinv, expit, ndtri
 
 from . import _checks
-from .baselines import _rng
-from .loss import _adjacent_indices
+from ._pairs import adjacent_indices_named
 from .mechanism import privatize
 
 #: the two orders of the inputs: "c" means P = law of M(c), Q = law of M(c').
@@ -118,7 +117,7 @@ def log_ratio_statistic(counts, counts_adjacent):
     inputs is used, not the mechanism's density.  s = +inf or -inf where one of the
     two coordinates is 0, and s = 0 where both are (no evidence either way).
     """
-    i, j = _adjacent_indices(counts, counts_adjacent, "counts_adjacent")
+    i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
 
     def statistic(x):
         xi, xj = x[..., i], x[..., j]
@@ -280,7 +279,7 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     eps_values = np.atleast_1d(_checks.as_float_array("epsilon", epsilon))
     if eps_values.ndim != 1 or eps_values.size == 0:
         raise ValueError(f"epsilon={epsilon!r} must be a number or a flat, non-empty sequence")
-    gen = _rng(rng)
+    gen = _checks.generator(rng)
     n = c.shape[-1]
     x = {"c": _outputs(mechanism, c, 2 * samples, gen, n),
          "c'": _outputs(mechanism, c_adj, 2 * samples, gen, n)}
@@ -354,7 +353,7 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
         raise ValueError("result comes from a custom statistic: only the default "
                          "log-ratio statistic's sets have a closed form")
     k = float(_checks.positive("k", k))
-    i, j = _adjacent_indices(counts, counts_adjacent, "counts_adjacent")
+    i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
     c = np.asarray(counts, float)
     cp = np.asarray(counts_adjacent, float)
     if min(c[i], c[j], cp[i], cp[j]) <= 0:

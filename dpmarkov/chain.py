@@ -22,8 +22,6 @@ Conventions
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.blas import dgemm, dger, dtrsm
-from scipy.sparse.csgraph import connected_components
 
 from . import _checks
 from .accuracy import kl_bound
@@ -34,16 +32,6 @@ ROW_SUM_ATOL = 1e-9
 #: Bytes of one batch of Algorithm 2 (one ``standard_gamma`` call; the size of the
 #: arrays ``iter_privatize_chain`` yields).
 BATCH_BYTES = 64 * 2**20
-#: GTH eliminates the states of one matrix in panels of this many (``_gth``; 64
-#: for n >= 512), ...
-GTH_PANEL = 24
-#: ... those of a stack in panels of this many, ...
-GTH_PANEL_STACK = 32
-#: ... on at most this many matrices at a time (and at most ``BATCH_BYTES`` of them).
-GTH_BATCH = 128
-#: For n >= ``GTH_COMPACT_FROM`` the kept block is moved to the front of the memory
-#: when it shrinks to ``GTH_COMPACT`` of its rows' length (``_gth_blocked``).
-GTH_COMPACT, GTH_COMPACT_FROM = 0.8, 512
 
 
 # --------------------------------------------------------------------------- counts
@@ -54,11 +42,11 @@ def _states(name: str, value, n: int) -> np.ndarray:
         return arr.astype(np.intp).ravel()
     bad = arr != np.round(arr)
     if np.any(bad):
-        raise ValueError(f"{name} contains the non-integer state {_checks._first_bad(arr, bad)!r}: "
+        raise ValueError(f"{name} contains the non-integer state {_checks.first_bad(arr, bad)!r}: "
                          "states are integers 0..n-1")
     bad = (arr < 0) | (arr >= n)
     if np.any(bad):
-        raise ValueError(f"{name} contains state {_checks._first_bad(arr, bad):.0f}: states must "
+        raise ValueError(f"{name} contains state {_checks.first_bad(arr, bad):.0f}: states must "
                          f"lie in 0..{n - 1} (n={n})")
     return arr.astype(np.intp).ravel()
 
@@ -125,14 +113,6 @@ def transition_counts(sequences, n) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- checks
-def _square(name: str, value) -> np.ndarray:
-    arr = _checks.as_float_array(name, value)
-    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] == 0:
-        raise ValueError(f"{name} has shape {arr.shape}: expected a square matrix (..., n, n) "
-                         "with n >= 1")
-    return arr
-
-
 @_checks.public
 def check_counts(counts) -> np.ndarray:
     """Validate a transition count matrix: square, whole numbers >= 0, every row with data.
@@ -141,7 +121,7 @@ def check_counts(counts) -> np.ndarray:
     count vector C(D_i) (eq. (3)) to privatize, and Assumption 6 cannot hold.
     Returns the counts as a float array.  Book: "Private transition matrices".
     """
-    arr = _square("counts", counts)
+    arr = _checks.square_matrix("counts", counts)
     if arr.ndim != 2:
         raise ValueError(f"counts has shape {arr.shape}: expected one (n, n) matrix")
     bad = arr < 0
@@ -189,6 +169,7 @@ def check_feasible_observed(counts, feasible=None) -> np.ndarray:
 
 
 def _closed_class_message(pattern: np.ndarray) -> str:
+    from scipy.sparse.csgraph import connected_components   # here: 0.3 s to import
     ncomp, labels = connected_components(pattern, directed=True, connection="strong")
     # a class is closed if no edge leaves it; a reducible chain has one that is not everything
     for c in range(ncomp):
@@ -213,7 +194,8 @@ def check_irreducible(P) -> np.ndarray:
     naming a closed class otherwise; returns ``P`` as a float array.  Book:
     "Stationary distribution and convergence".
     """
-    arr = _square("P", P)
+    from scipy.sparse.csgraph import connected_components   # here: 0.3 s to import
+    arr = _checks.square_matrix("P", P)
     pats = (arr > 0).reshape(-1, arr.shape[-1], arr.shape[-1])
     if pats.shape[0] == 0:                              # an empty stack has nothing to check
         return arr
@@ -235,7 +217,7 @@ def check_stochastic(P) -> np.ndarray:
     Works on one matrix or a stack (..., n, n); returns P as a float array.
     Book: "Stationary distribution and convergence".
     """
-    arr = _square("P", P)
+    arr = _checks.square_matrix("P", P)
     bad = arr < 0
     if np.any(bad):
         raise ValueError(f"P contains {arr[bad][0]!r}: a transition matrix has entries >= 0")
@@ -457,448 +439,7 @@ def row_eta(counts) -> np.ndarray:
     return masked.min(axis=1)
 
 
-# --------------------------------------------------------------------------- stationary
-
-def gth_textbook(P) -> np.ndarray:
-    """Textbook GTH (Grassmann-Taksar-Heyman), one state at a time, on a stack (b, n, n).
-
-    The reference the blocked ``_gth`` is tested and benchmarked against: the same
-    eliminations in the plain order (book: "Stationary distribution and
-    convergence", Theorem 4's pi).  No input checks: use ``stationary_distribution``.
-    """
-    A = np.array(P, dtype=float)
-    n = A.shape[-1]
-    for m in range(n - 1, 0, -1):
-        s = A[:, m, :m].sum(axis=-1)
-        A[:, :m, m] /= s[:, None]
-        A[:, :m, :m] += A[:, :m, m, None] * A[:, m, None, :m]
-    pi = np.zeros(A.shape[:-1])
-    pi[:, 0] = 1.0
-    for j in range(1, n):
-        pi[:, j] = np.einsum("bi,bi->b", pi[:, :j], A[:, :j, j])
-    return pi / pi.sum(axis=-1, keepdims=True)
-
-def _gth_panel_width(n: int, batch: int = 1) -> int:
-    """Panel width of the blocked GTH: ``GTH_PANEL`` states for one matrix,
-    ``GTH_PANEL_STACK`` for a stack, 64 for big matrices.
-
-    Wider panels make the update of the kept block a matrix product of higher rank
-    (less memory traffic per flop), while the steps inside a panel cost more; a
-    stack shares the steps' overhead among its matrices.
-    """
-    if n >= 512:
-        return 64
-    return GTH_PANEL if batch == 1 else GTH_PANEL_STACK
-
-
-def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
-    """GTH on a stack (b, n, n) of stochastic matrices; returns the (b, n) vectors pi.
-
-    ``A`` is scratch (overwritten).  Textbook GTH {cite}`grassmann1985` eliminates
-    the states p = n-1, ..., 1 one at a time: with s_p = sum_{j<p} A[p, j] (the
-    rate of leaving p downwards, never 1 - A[p, p]), for all i, j < p
-
-        A[i, p] /= s_p,    A[i, j] += A[i, p] A[p, j],
-
-    and then pi_0 = 1, pi_j = sum_{i<j} pi_i A[i, j].  Only non-negative numbers are
-    added, multiplied and divided, so every pi_j has a small relative error, and a
-    quantity is exactly 0 in floating point only if it is 0 in exact arithmetic
-    (or underflowed).  So GTH decides irreducibility by itself: a second closed
-    class makes some s_p = 0, the division by it leaves an infinity or a NaN in
-    pi (below, 1/s_p enters the matrix G that every pi_j of its panel passes
-    through), and a transient state gets pi_j = 0 exactly; an irreducible chain
-    gets a finite pi > 0 unless something under- or overflowed.  The caller
-    checks that pi is finite and positive and sends any other matrix to
-    ``_gth_one_safely``.
-
-    Blocked version: the states J = lo..hi of a panel (k <= ``panel`` states) are
-    eliminated together on a small matrix, and the rank-one updates that reach
-    the kept states 0..lo-1 are collected into one matrix product.  In exact
-    arithmetic the panel's eliminations factor I - A[J, J] (diagonal pivots s_p)
-    as (I - U)(S - L), U strictly upper, L strictly lower, S = diag(s_p), and add
-    to the kept block
-
-        A[:lo, :lo] += A[:lo, J] G A[J, :lo],   G = (S - L)^{-1} (I - U)^{-1},
-
-    applied, with D = A[:lo, J] G, as A[:lo, :] += D A[J, :] (``_gth_update``): one
-    BLAS ``dgemm`` per matrix that adds in place, because it updates whole rows,
-    a contiguous block.  Their columns >= lo are no longer needed: D^T, all that
-    the back substitution pi_J = D^T pi_{<lo} needs, is stored in A[J, :lo], which
-    no later panel touches.  When the kept block has shrunk enough it is moved to
-    the front of the memory (``_gth_blocked``), so that the products stop updating
-    dead columns.  G, its factors and the products involve non-negative numbers
-    only (the inverses of S - L and I - U are sums of products of non-negative
-    entries; a triangular solve subtracts the non-positive -L and -U, which is
-    the same as adding L and U), so the relative accuracy is that of textbook
-    GTH; the tests compare the two to 1e-13 on random and nearly decomposable
-    chains.
-
-    The k pivots are found by textbook steps on the panel rows only
-    (``_gth_panel``).  One matrix (``_pivots_one``) runs each step as one BLAS
-    rank-one update (``dger``) on rows that carry their running sums, so that
-    s_p is read off, and lets probe rows and columns, which start as
-    identities, collect (S - L)^{-1} and (I - U)^{-1}; a stack
-    (``_pivots_stack``) runs the steps as numpy operations shared by all its
-    matrices, summing each s_p when its step comes, then two triangular solves
-    (``dtrsm``) per matrix give G.
-    """
-    if panel is None:
-        panel = _gth_panel_width(A.shape[-1], A.shape[0])
-    if A.shape[0] == 1:
-        return _gth_blocked(A[0], panel, _pivots_one)[None]
-    return _gth_blocked(A, panel, _pivots_stack)
-
-
-def _gth_panel(A: np.ndarray, lo: int, k: int, Z: np.ndarray, Q: np.ndarray | None = None) -> None:
-    """The panel rows of A (one matrix or a stack (b, n, n)) as GTH sees them.
-
-    Z[..., i, 0] is row lo + i's sum over the kept columns (all that s_p needs
-    of them) and Z[..., i, 1 + j] = A[..., lo + i, lo + j].  If ``Q`` is given,
-    Q[..., i, j] = Z[..., i, 0] + ... + Z[..., i, j], the running sums: s_p of
-    state lo + r is Q[r, r] once the states above it are eliminated, and the
-    rank-one steps keep Q current, because they add to Q c_i times the pivot
-    row's own Q (``_pivots_one``).
-    """
-    J = slice(lo, lo + k)
-    np.add.reduce(A[..., J, :lo], axis=-1, out=Z[..., 0])
-    Z[..., 1:] = A[..., J, J]
-    if Q is not None:
-        np.cumsum(Z, axis=-1, out=Q)
-
-
-def _gth_blocked(A: np.ndarray, panel: int, pivots) -> np.ndarray:
-    """The panel loop of ``_gth`` on one matrix (n, n) or a stack (b, n, n).
-
-    ``pivots(A, lo, k, work)`` eliminates the panel lo..lo+k-1 on its own rows and
-    returns G^T.  For n >= ``GTH_COMPACT_FROM``, whenever the kept block has shrunk to
-    ``GTH_COMPACT`` of the rows' length, it is moved to the front of A's memory
-    (``_gth_compact``), so that the in-place products stop updating columns that
-    are no longer needed (for smaller matrices the copies cost what they save).
-    """
-    n = A.shape[-1]
-    lead = A.shape[:-2]
-    memory = A.reshape(lead + (n * n,))
-    work, stored = {}, []
-    width, hi = n, n - 1
-    while hi >= 1:
-        lo = max(1, hi - panel + 1)
-        _gth_update(A, lo, hi, pivots(A, lo, hi - lo + 1, work))
-        stored.append((lo, hi, A[..., lo:hi + 1, :lo]))           # D^T, never moved
-        if n >= GTH_COMPACT_FROM and 1 < lo <= GTH_COMPACT * width:
-            A, width = _gth_compact(memory, A, lo), lo
-        hi = lo - 1
-    pi = np.empty(lead + (n,))
-    pi[..., 0] = 1.0
-    for lo, hi, Dt in reversed(stored):
-        pi[..., lo:hi + 1] = (Dt @ pi[..., :lo, None])[..., 0]
-    return pi / pi.sum(axis=-1, keepdims=True)
-
-
-def _gth_compact(memory: np.ndarray, A: np.ndarray, lo: int) -> np.ndarray:
-    """A[..., :lo, :lo] copied to the first lo * lo numbers of each matrix's memory.
-
-    Row i moves from i * width to i * lo, never later, so copying blocks of rows in
-    order reads each before it is overwritten (numpy buffers the overlap inside a
-    block); the rows >= lo of the old layout, where D^T is stored, are beyond the
-    new block.
-    """
-    new = memory[..., :lo * lo].reshape(A.shape[:-2] + (lo, lo))
-    for r0 in range(0, lo, 64):
-        r1 = min(lo, r0 + 64)
-        new[..., r0:r1, :] = A[..., r0:r1, :lo]
-    return new
-
-
-def _pivots_one(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
-    """The panel lo..lo+k-1 of one matrix, each step one BLAS rank-one update on Y.
-
-    Y (column-major) has k probe rows and the k panel rows; its columns are k
-    probe columns, then Z_0, Q_0, Z_1, Q_1, ..., Z_k, Q_k (``_gth_panel``).  The
-    probes start as identities; after the panel the probe rows' Z columns,
-    divided by the pivots, are (S - L)^{-1} and the panel rows' probe columns
-    are (I - U)^{-1}.  Returns G^T, G = (S - L)^{-1} (I - U)^{-1}.
-    """
-    if k not in work:
-        Y = np.zeros((2 * k, 3 * k + 2), order="F")
-        start = np.zeros_like(Y)
-        start[np.arange(k), k + 2 * np.arange(1, k + 1)] = 1.0     # probe rows
-        start[np.arange(k, 2 * k), np.arange(k)] = 1.0             # probe columns
-        steps = []
-        for r in range(k - 1, -1, -1):
-            row, zc = k + r, k + 2 * (r + 1)      # state lo + r: its row and Z column
-            steps.append((r, row, zc - 1, Y[:, zc], Y[row, :zc], Y[:, :zc], Y[row, k:zc]))
-        work[k] = Y, start, steps, np.empty(k)
-    Y, start, steps, s = work[k]
-    np.copyto(Y, start)
-    _gth_panel(A, lo, k, Y[k:, k::2], Y[k:, k + 1::2])
-    for r, row, q, col, pivot_row, block, used in steps:
-        s[r] = pivot = Y[row, q]                  # s_p = Q_r
-        col[row] = 0.0                            # the diagonal, never used
-        # Y[:, :zc] += col pivot_row / s_p; col is 0 in the pivot row and in the
-        # rows eliminated before (``used`` is cleared), so only rows < row change
-        dger(1.0 / pivot, col, pivot_row, a=block, overwrite_a=1)
-        used.fill(0.0)
-    return ((Y[:k, k + 2::2] / s) @ Y[k:, :k]).T
-
-
-def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
-    """The panel lo..lo+k-1 of a stack (b, n, n), each step numpy operations on all b.
-
-    The panel rows live in W (k, k + 1, b), the stack's axis last so that every
-    operation runs along it: columns Z_0, ..., Z_k (``_gth_panel``).  The pivot
-    s_p of state lo + r is summed when its step comes, Z_0 + ... + Z_r of its row
-    (non-negative numbers), so the steps update the Z columns only.  After the
-    steps, W's panel block holds U above its diagonal (each column divided by its
-    pivot) and L below it; G = (S - L)^{-1} (I - U)^{-1} is then two triangular
-    solves (``dtrsm``) per matrix on the identity, which add and divide
-    non-negative numbers only: they subtract the off-diagonal entries -L and -U.
-    Returns G^T (b, k, k).
-    """
-    b = A.shape[0]
-    if k not in work:
-        W = np.empty((k, k + 1, b))
-        work[k] = W, np.empty_like(W), np.empty((k, b)), np.tril(np.ones((k, k), dtype=bool), -1)
-    W, tmp, s, lower = work[k]
-    Z = np.moveaxis(W, -1, 0)
-    _gth_panel(A, lo, k, Z)
-    for r in range(k - 1, -1, -1):
-        zc = r + 1                                # state lo + r: its Z column
-        np.add.reduce(W[r, :zc], axis=0, out=s[r])  # s_p = Z_0 + ... + Z_r of its row
-        col = W[:r, zc]
-        col /= s[r]
-        W[:r, :zc] += np.multiply(col[:, None], W[r, None, :zc], out=tmp[:r, :zc])
-    # the transposes of S - L and I - U (C-ordered: their .T are column-major)
-    BT = np.negative(np.swapaxes(Z[..., 1:], -1, -2))
-    SLT, IUT = np.where(lower, 0.0, BT), np.where(lower, BT, 0.0)
-    SLT[:, np.arange(k), np.arange(k)] = s.T
-    Gt = np.broadcast_to(np.eye(k), (b, k, k)).copy()          # becomes G^T
-    for g, sl, iu in zip(Gt, SLT, IUT):                         # g.T: column-major G
-        dtrsm(1.0, sl.T, g.T, side=1, lower=1, overwrite_b=1)
-        dtrsm(1.0, iu.T, g.T, side=1, lower=0, diag=1, overwrite_b=1)
-    return Gt
-
-
-def _gth_update(A: np.ndarray, lo: int, hi: int, Gt: np.ndarray) -> None:
-    """After the panel J = lo..hi (``_gth``): A[:lo, :] += D A[J, :], then A[J, :lo] = D^T,
-    for D = A[:lo, J] G (``Gt`` = G^T; one matrix or a stack).
-
-    The update is one in-place ``dgemm`` per matrix on the contiguous rows
-    A[:lo, :], seen as the column-major (n, lo) matrix A[:lo, :]^T; D^T is what
-    the back substitution needs (pi_J = D^T pi_{<lo}).
-    """
-    J = slice(lo, hi + 1)
-    Dt = Gt @ np.swapaxes(A[..., :lo, J], -1, -2)       # (..., k, lo), C-contiguous
-    for a, dt in zip(A if A.ndim == 3 else A[None], Dt if Dt.ndim == 3 else Dt[None]):
-        dgemm(1.0, a[J].T, dt.T, beta=1.0, c=a[:lo].T, trans_b=1, overwrite_c=1)
-    A[..., J, :lo] = Dt
-
-
-def _stochastic_fast(P) -> np.ndarray:
-    """``P`` as a float array of stochastic matrices (..., n, n), checked in two passes.
-
-    The minimum and the row sums decide the common case (entries >= 0, rows
-    summing to 1 within ``ROW_SUM_ATOL``) without a temporary as large as P; such
-    entries are finite too (an infinity makes its row sum infinite, a NaN makes
-    the minimum NaN).  Anything else goes through ``check_stochastic``, which
-    names the problem.  Irreducibility is left to GTH (see ``_gth``).
-    """
-    if isinstance(P, np.ndarray) and P.dtype == np.float64:
-        arr = P
-    else:
-        arr = _checks.as_float_array("P", P)
-    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
-        return check_stochastic(arr)
-    if not (arr.min() >= 0                                 # False for NaN
-            and np.all(np.abs(arr.sum(axis=-1) - 1) <= ROW_SUM_ATOL)):
-        _checks.as_float_array("P", arr)                   # names a NaN or an infinity
-        return check_stochastic(arr)
-    return arr
-
-
-def _checked_chains(P) -> np.ndarray:
-    """``check_stochastic`` and ``check_irreducible``: what ``method="solve"`` needs."""
-    return check_irreducible(_stochastic_fast(P))
-
-
-def _gth_one_safely(P: np.ndarray) -> np.ndarray:
-    """pi of one stochastic matrix whose blocked GTH hit a zero, an overflow or an underflow.
-
-    Reducible chains are named by ``check_irreducible``.  Otherwise the textbook
-    order (no probe matrices, whose entries 1/s_p can overflow when s_p is
-    subnormal) gives pi.  Components in the subnormal range (below 2.2e-308) keep
-    only the precision a subnormal has, those below 4.9e-324 come out as 0 (still a
-    probability, never NaN or negative), and a chain whose elimination over- or
-    underflows on the way is refused with a ValueError that says so.
-    """
-    check_irreducible(P)
-    with np.errstate(all="ignore"):
-        pi = gth_textbook(P[None])[0]
-    if not (np.all(np.isfinite(pi)) and np.all(pi >= 0)):
-        raise ValueError("P is irreducible but its entries are so small (down to "
-                         f"{P[P > 0].min():.3g}) that GTH under- or overflowed in double "
-                         "precision: rescale the chain (e.g. lazify or merge states)")
-    return pi
-
-
-@_checks.public
-def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
-    """The stationary distribution pi of an irreducible chain: pi^T = pi^T P (Section 5).
-
-    ``P`` is a stochastic matrix or a stack ``(..., n, n)``; the result has shape
-    ``(..., n)``.  Non-stochastic input and reducible chains (Assumption 5 fails,
-    pi is not unique) raise ``ValueError``.
-
-    ``method="gth"`` (default): the Grassmann-Taksar-Heyman algorithm
-    {cite}`grassmann1985`, Gaussian elimination that only adds and divides
-    non-negative numbers (the diagonal is never used, 1 - P_ii is formed as a
-    sum of off-diagonal entries), so every component of pi is computed to high
-    *relative* accuracy even for nearly decomposable chains whose pi spans many
-    orders of magnitude.  O(n^3) per matrix, blocked (``_gth``): most of the
-    work is one BLAS matrix product per panel of states, on up to ``GTH_BATCH``
-    matrices at a time; the memory needed beyond P is one batch's copy (at most
-    ``BATCH_BYTES``, or one matrix).  The
-    input checks are two passes over P (minimum, row sums);
-    irreducibility is read off GTH's own pivots (every s_p > 0 and pi > 0),
-    and only a chain that fails it is searched as a graph, to name the closed
-    class.
-    ``method="solve"``: LAPACK solve of (I - P + 1 1^T)^T pi = 1, accurate in
-    absolute terms only: small components of nearly decomposable chains lose
-    their relative accuracy, and where rounding makes a component negative or
-    the system singular a ``ValueError`` says so (use ``"gth"``).
-    Book: "Stationary distribution and convergence".
-    """
-    _checks.choice("method", method, ("gth", "solve"))
-    if method == "solve":
-        arr = _checked_chains(P)
-    else:
-        arr = _stochastic_fast(P)
-    n = arr.shape[-1]
-    flat = arr.reshape(-1, n, n)
-    if n == 1:
-        return np.ones(arr.shape[:-1])
-    if method == "solve":
-        A = np.eye(n) - flat + 1.0
-        with np.errstate(all="ignore"):
-            try:
-                pi = np.linalg.solve(np.swapaxes(A, -1, -2),
-                                     np.ones(flat.shape[:-1] + (1,)))[..., 0]
-            except np.linalg.LinAlgError:
-                pi = None
-        if pi is None or not (np.all(np.isfinite(pi)) and np.all(pi >= 0)):
-            bad = "singular" if pi is None else (
-                f"gave {pi[~(np.isfinite(pi) & (pi >= 0))].flat[0]!r}")
-            raise ValueError(
-                f"method='solve': the system (I - P + 1 1^T)^T pi = 1 is {bad} in double "
-                "precision (the chain is too nearly decomposable for a plain solve); "
-                "method='gth' computes pi to full relative accuracy")
-        return pi.reshape(arr.shape[:-1])
-    out = np.empty(flat.shape[:-1])
-    batch = min(GTH_BATCH, _default_batch(n))
-    for start in range(0, flat.shape[0], batch):
-        stop = min(start + batch, flat.shape[0])
-        with np.errstate(all="ignore"):                  # checked just below
-            pi = _gth(flat[start:stop].copy())
-        ok = np.all((pi > 0) & (pi <= 1), axis=-1)      # False for NaN, infinities and zeros
-        out[start:stop] = pi
-        for i in np.flatnonzero(~ok):
-            try:
-                out[start + i] = _gth_one_safely(flat[start + i])
-            except ValueError as err:
-                if flat.shape[0] == 1:
-                    raise
-                where = f" (matrix {start + i} of the stack)"
-                msg = str(err)
-                msg = (msg.replace("P is reducible:", f"P is reducible{where}:", 1)
-                       if msg.startswith("P is reducible:") else msg + where)
-                raise ValueError(msg) from None
-    return out.reshape(arr.shape[:-1])
-
-
-@_checks.public
-def fundamental_matrix(P) -> np.ndarray:
-    """Z = (I - P + 1 pi^T)^{-1}, the fundamental matrix of Kemeny and Snell (Theorem 4).
-
-    With the plus sign Z (I - P + 1 pi^T) = I, pi^T Z = pi^T, Z 1 = 1, and
-    Z - 1 pi^T is the group inverse of I - P.  The paper prints
-    (I - P - 1 pi^T)^{-1} (a minus).  That matrix always exists and equals
-    Z - 2 1 pi^T (Sherman-Morrison), so pi^T Z_minus = -pi^T and Z_minus 1 = -1:
-    it is not the fundamental matrix, yet it agrees with Z on every row vector
-    that sums to 0, which is all the perturbation identity
-    pi~^T - pi^T = pi~^T (P~ - P) Z uses.  Only its norm (the constant in
-    Theorem 4) differs.  Book: "Stationary distribution and convergence".
-    ``P``: an irreducible stochastic matrix or a stack.
-    """
-    arr = check_stochastic(P)
-    pi = stationary_distribution(arr)
-    n = arr.shape[-1]
-    with np.errstate(all="ignore"):
-        try:
-            Z = np.linalg.inv(np.eye(n) - arr + np.ones((n, 1)) * pi[..., None, :])
-        except np.linalg.LinAlgError:
-            Z = None
-    if Z is None or not np.all(np.isfinite(Z)):
-        raise ValueError("P is so nearly decomposable that I - P + 1 pi^T is singular in double "
-                         "precision: its fundamental matrix Z (whose norm grows like 1 over the "
-                         "coupling between the blocks) cannot be represented")
-    return Z
-
-
-# --------------------------------------------------------------------------- ergodicity
-@_checks.public
-def ergodicity_coefficient(G) -> np.ndarray:
-    """tau_inf(G) of Definition 7, exactly as printed: max ||G^T z||_inf over ||z||_inf = 1, z^T 1 = 0.
-
-    Closed form (book, "Stationary distribution and convergence", proved there
-    and checked against vertex enumeration): the feasible set
-    {z in [-1, 1]^n, sum z = 0} is a polytope whose vertices have floor(n/2)
-    entries +1, floor(n/2) entries -1 (and one 0 if n is odd), and
-    ||G^T z||_inf = max_j |sum_i G_ij z_i| is convex, so
-
-        tau_inf(G) = max_j [ (sum of the floor(n/2) largest entries of column j)
-                            - (sum of the floor(n/2) smallest entries of column j) ].
-
-    This has the form of Ipsen and Selee's p-norm coefficients {cite}`ipsen2011`
-    with p = infinity.  It is NOT the Dobrushin coefficient (see
-    ``dobrushin_coefficient``): they agree for n <= 3, differ for n >= 4 (either
-    can be the larger), and for n >= 4 tau_inf can exceed 1 (up to floor(n/2)).  Works for
-    any real square matrix (a seminorm on matrices), and for stacks (..., n, n).
-    """
-    arr = _square("G", G)
-    n = arr.shape[-1]
-    h = n // 2
-    col = np.sort(arr, axis=-2)
-    with np.errstate(over="ignore", invalid="ignore"):
-        spread = col[..., n - h:, :].sum(axis=-2) - col[..., :h, :].sum(axis=-2)
-    out = spread.max(axis=-1)
-    if not np.all(np.isfinite(out)):
-        raise ValueError(f"G has entries up to {np.abs(arr).max():.3g}: tau_inf(G) overflows "
-                         "double precision (rescale G; tau_inf(c G) = |c| tau_inf(G))")
-    return out if out.ndim else float(out)
-
-
-@_checks.public
-def dobrushin_coefficient(P) -> np.ndarray:
-    """Dobrushin's coefficient delta(P) = (1/2) max_{i,l} sum_j |P_ij - P_lj|.
-
-    Equals tau_1(P) = max ||P^T z||_1 over ||z||_1 = 1, z^T 1 = 0 (Seneta;
-    Ipsen and Selee's 1-norm coefficient {cite}`ipsen2011`), lies in [0, 1] for a
-    stochastic P, and bounds |lambda_2|.  It is the coefficient the literature
-    usually calls *the* ergodicity coefficient; Definition 7 is a different one
-    (book, "Stationary distribution and convergence").  Stacks allowed.  Each unordered
-    pair of rows is compared once (l > i): |a - b| = |b - a| exactly, so the result is
-    the same as over all ordered pairs, bit for bit.
-    """
-    arr = _square("P", P)
-    n = arr.shape[-1]
-    best = np.zeros(arr.shape[:-2])
-    for i in range(n - 1):
-        d = np.abs(arr[..., i + 1:, :] - arr[..., i, None, :]).sum(axis=-1).max(axis=-1)
-        best = np.maximum(best, d)
-    out = 0.5 * best
-    return out if out.ndim else float(out)
-
-
-# --------------------------------------------------------------------------- Theorems 4-5
+# --------------------------------------------------------------------------- Corollary 1, row by row
 @_checks.public
 def row_kl_bounds(counts, k) -> np.ndarray:
     """Corollary 1 for every row: the bound on E[KL(C(D_i) || row i of P~)].
@@ -919,81 +460,3 @@ def row_kl_bounds(counts, k) -> np.ndarray:
     if np.any(many):
         out[many] = kl_bound(k_rows[many], N[many], n_i[many])
     return out
-
-
-def _chain_parts(counts, k):
-    arr = check_counts(counts)
-    P = arr / arr.sum(axis=1, keepdims=True)
-    pi = stationary_distribution(P)
-    return P, pi, row_kl_bounds(arr, k)
-
-
-@_checks.public
-def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
-    """Theorem 4's right-hand side as printed: (1/2) ||Z||_1 sqrt(2 L), L = sum_i pi(i) L_i.
-
-    Z = (I - P + 1 pi^T)^{-1} (the sign corrected, see ``fundamental_matrix``),
-    pi the stationary distribution of P = counts / N_i, L_i = ``row_kl_bounds``.
-    ``z_norm="1"``: ||Z||_1 read as the induced 1-norm (largest absolute column
-    sum), the usual meaning; ``z_norm="inf"``: largest absolute row sum, the norm
-    the perturbation identity pi~^T - pi^T = pi~^T (P~ - P) Z actually needs.
-    The book shows where the printed bound fails and gives a corrected one
-    (``stationary_tv_bound_corrected``).
-    """
-    _checks.choice("z_norm", z_norm, ("1", "inf"))
-    P, pi, Lrow = _chain_parts(counts, k)
-    Z = fundamental_matrix(P)
-    axis = 0 if z_norm == "1" else 1
-    znorm = np.abs(Z).sum(axis=axis).max()
-    return float(0.5 * znorm * np.sqrt(2 * pi @ Lrow))
-
-
-@_checks.public
-def ergodicity_bound(counts, k) -> float:
-    """Theorem 5's right-hand side as printed: sqrt(2 L), L = sum_i pi(i) L_i (as in Theorem 4).
-
-    The theorem claims E|tau_inf(P) - tau_inf(P~)| <= sqrt(2 L).  The book shows
-    that this can fail (for Definition 7's tau_inf and for Dobrushin's
-    coefficient) and gives ``ergodicity_bound_corrected``.
-    """
-    _, pi, Lrow = _chain_parts(counts, k)
-    return float(np.sqrt(2 * pi @ Lrow))
-
-
-# --------------------------------------------------------------------------- corrected bounds
-@_checks.public
-def stationary_tv_bound_corrected(counts, k) -> float:
-    """A bound on E||pi - pi~||_TV that holds: (1/2) tau_1(Z) sqrt(2 sum_i L_i).
-
-    Proof (book, "Stationary distribution and convergence"): with E = P~ - P,
-    pi~^T - pi^T = pi~^T E Z exactly; pi~^T E sums to 0, so
-    ||pi~^T E Z||_1 <= tau_1(Z) ||pi~^T E||_1 (tau_1 = ``dobrushin_coefficient``,
-    <= the largest absolute row sum of Z); ||pi~^T E||_1 <= max_i ||E_i||_1 since
-    pi~ is a probability vector; and E max_i ||E_i||_1 <= sqrt(sum_i E||E_i||_1^2)
-    <= sqrt(2 sum_i L_i) by Pinsker and Corollary 1.  Compared with Theorem 4 the
-    stationary weights pi(i) are gone: the identity weights rows by the *private*
-    pi~, which the data do not control.  (TV is also at most 1.)
-    """
-    P, _, Lrow = _chain_parts(counts, k)
-    tau1 = dobrushin_coefficient(fundamental_matrix(P))
-    return float(0.5 * tau1 * np.sqrt(2 * Lrow.sum()))
-
-
-@_checks.public
-def ergodicity_bound_corrected(counts, k, *, coefficient: str = "definition-7") -> float:
-    """Bounds on E|tau(P) - tau(P~)| that hold (Theorem 5 corrected).
-
-    ``coefficient="definition-7"``: for tau_inf of Definition 7,
-    (1/2) sum_i sqrt(2 L_i), because |tau_inf(P) - tau_inf(P~)| <= tau_inf(E)
-    <= max_j sum_i |E_ij| <= (1/2) sum_i ||E_i||_1 (each row of E sums to 0) and
-    E||E_i||_1 <= sqrt(2 L_i).  It grows like n; so does the truth (the book
-    shows a chain where E|dtau_inf| grows linearly in n).
-    ``coefficient="dobrushin"``: for Dobrushin's coefficient, sqrt(2 sum_i L_i),
-    because |delta(P) - delta(P~)| <= delta(E) <= max_i ||E_i||_1.
-    L_i are the per-row Corollary 1 bounds (``row_kl_bounds``).
-    """
-    _checks.choice("coefficient", coefficient, ("definition-7", "dobrushin"))
-    Lrow = row_kl_bounds(counts, k)
-    if coefficient == "dobrushin":
-        return float(np.sqrt(2 * Lrow.sum()))
-    return float(0.5 * np.sqrt(2 * Lrow).sum())

@@ -19,6 +19,7 @@ from scipy.stats import norm
 
 import dpmarkov as dm
 from dpmarkov import baselines as bl
+from dpmarkov.baselines import calibration, geometric
 from dpmarkov.verify import scalar_calibrations
 
 COUNTS = np.array([30, 35, 20, 8, 5])
@@ -29,9 +30,17 @@ Z_SE = 5.0  # tolerance in standard errors for every Monte Carlo check
 def test_module_is_exported_and_documented():
     assert dm.baselines is bl
     anchor = re.compile(r"Definition \d|Section \d|Theorem \d|Algorithm \d|eq\. ?\(\d+\)")
-    public = [f for name, f in inspect.getmembers(bl, inspect.isfunction)
-              if f.__module__ == bl.__name__ and not name.startswith("_")]
+    public = [getattr(bl, name) for name in bl.__all__ if inspect.isfunction(getattr(bl, name))]
     assert len(public) >= 12
+    # every public function of the package's modules is exported by dpmarkov.baselines
+    import pkgutil
+    import importlib
+    defined = {f"{mod.name}.{name}" for mod in pkgutil.iter_modules(bl.__path__)
+               if not mod.name.startswith("_")
+               for name, f in inspect.getmembers(importlib.import_module(f"{bl.__name__}.{mod.name}"),
+                                                 inspect.isfunction)
+               if not name.startswith("_") and f.__module__ == f"{bl.__name__}.{mod.name}"}
+    assert defined == {f"{f.__module__.rpartition('.')[2]}.{f.__name__}" for f in public}
     for f in public:
         doc = inspect.getdoc(f) or ""
         assert anchor.search(doc), f"{f.__name__}: no paper anchor in its docstring"
@@ -481,8 +490,7 @@ def test_attack_rules_out_the_neighbour_for_float_laplace_only():
 
 def test_releasing_functions_have_integer_noise():
     # every public release whose name does not say "comparison" adds whole numbers
-    releases = [name for name, f in inspect.getmembers(bl, inspect.isfunction)
-                if name.endswith("_counts") and f.__module__ == bl.__name__]
+    releases = [name for name in bl.__all__ if name.endswith("_counts")]
     assert releases == ["geometric_counts"]
     for eps in (0.1, 1.0, 7.3):
         noisy = bl.geometric_counts(COUNTS, eps, rng=2, size=1000)
@@ -543,10 +551,10 @@ def test_bernoulli_exp1_reads_the_cks_loop_off_one_integer():
     then = [0, 5]
     expected[19] = False
     gen = _ScriptedGenerator(W, then)
-    got = bl._bernoulli_exp1(gen, W.shape)
+    got = geometric._bernoulli_exp1(gen, W.shape)
     assert np.array_equal(got, expected) and gen.then == []       # both extra tests drawn
     # and the law: P(odd) = exp(-1) within 5 standard errors
-    b = bl._bernoulli_exp1(np.random.default_rng(8), 400_000)
+    b = geometric._bernoulli_exp1(np.random.default_rng(8), 400_000)
     assert abs(b.mean() - np.exp(-1)) < Z_SE * np.sqrt(np.exp(-1) * (1 - np.exp(-1)) / b.size)
 
 
@@ -556,10 +564,10 @@ def test_exact_bernoulli_and_geometric_laws():
     from scipy.stats import chi2
     gen = np.random.default_rng(12)
     for num, den in [(0, 5), (3, 7), (7, 7), (1, 2 ** 30)]:
-        b = bl._bernoulli_exp(gen, np.full(200_000, num), den)
+        b = geometric._bernoulli_exp(gen, np.full(200_000, num), den)
         p = np.exp(-num / den)
         assert abs(b.mean() - p) <= Z_SE * np.sqrt(p * (1 - p) / b.size) + 1e-15
-    V = bl._geometric_exp1(gen, 200_000)
+    V = geometric._geometric_exp1(gen, 200_000)
     vs = np.arange(10)
     expect = V.size * np.append((1 - np.exp(-1)) * np.exp(-vs), np.exp(-10.0))
     obs = np.append([np.sum(V == v) for v in vs], np.sum(V >= 10))
@@ -762,7 +770,7 @@ def test_bracketing_search_returns_the_largest_feasible_point():
     lo = np.zeros(roots.size)
     for shape in (lambda x, r: x - roots[r],
                   lambda x, r: np.where(x <= roots[r], -1e300, 1.0)):
-        out = bl._largest_feasible_log_k(shape, lo, shape(lo, np.arange(5)), 1.0, 1.0)
+        out = calibration._largest_feasible_log_k(shape, lo, shape(lo, np.arange(5)), 1.0, 1.0)
         assert np.all(out <= roots) and np.all(roots - out <= 1e-10), out - roots
 
 
@@ -786,7 +794,7 @@ def test_theorem1_calibration_certified_by_interval_arithmetic(monkeypatch):
         eps, _, eta, N, n = args
         return k2, float(1 / (np.exp((eps - (dm.epsilon(k2, eta, N, n, 0.1) - k2 / N
                                              * np.log(n + 1))) * N / k2) + n - 1))
-    monkeypatch.setattr(bl, "dirichlet_k_theorem1", short)
+    monkeypatch.setattr(calibration, "dirichlet_k_theorem1", short)   # what certify calls
     with pytest.raises(ArithmeticError):
         bl.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
                                         rel_width=1e-2)

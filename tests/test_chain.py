@@ -13,6 +13,7 @@ from scipy.optimize import linprog
 
 import dpmarkov as dm
 from dpmarkov import chain as ch
+from dpmarkov import stationary as st
 
 SE = 5  # standard errors allowed in every Monte Carlo comparison
 
@@ -162,7 +163,7 @@ def test_gth_keeps_relative_accuracy_on_a_nearly_decomposable_chain():
     assert np.max(np.abs(solve / exact - 1)) > 1e-6
 
 
-gth_reference = ch.gth_textbook   # textbook GTH, one state at a time
+gth_reference = st.gth_textbook   # textbook GTH, one state at a time
 
 
 def nearly_decomposable(rng, n, couplings=(1e-3, 1e-9, 1e-14)):
@@ -196,17 +197,17 @@ def test_blocked_gth_matches_textbook_gth(n, compact, monkeypatch):
     # both only add, multiply and divide non-negative numbers, so they agree to a few
     # ulps per component whatever the conditioning (1e-13 relative is the budget);
     # compact=True moves the kept block in memory as for big matrices
-    monkeypatch.setattr(ch, "GTH_COMPACT_FROM", 1 if compact else ch.GTH_COMPACT_FROM)
+    monkeypatch.setattr(st, "GTH_COMPACT_FROM", 1 if compact else st.GTH_COMPACT_FROM)
     rng = np.random.default_rng(100 + n)
     stack = np.stack([random_chain(rng, n), random_chain(rng, n, zeros=0.6),
                       nearly_decomposable(rng, n) if n >= 4 else random_chain(rng, n)])
     ref = gth_reference(stack)
     assert np.allclose(np.einsum("bi,bij->bj", ref, stack), ref, rtol=1e-12, atol=0)
     for panel in (1, 3, 16, 24, 64):               # panel 1 is the textbook order
-        pi = ch._gth(stack.copy(), panel)          # the stack's numpy steps
+        pi = st._gth(stack.copy(), panel)          # the stack's numpy steps
         assert np.max(np.abs(pi / ref - 1)) < 1e-13, f"panel {panel}"
         for m in range(stack.shape[0]):            # one matrix: BLAS rank-one steps
-            pi = ch._gth(stack[m:m + 1].copy(), panel)
+            pi = st._gth(stack[m:m + 1].copy(), panel)
             assert np.max(np.abs(pi / ref[m:m + 1] - 1)) < 1e-13, f"panel {panel}, matrix {m}"
     assert np.max(np.abs(dm.stationary_distribution(stack) / ref - 1)) < 1e-13
 

@@ -162,9 +162,9 @@ def test_chosen_set_divergence_checks_its_input():
 
 def test_the_theorem_5_check_bites(monkeypatch):
     """If sqrt(2L) were twice as large, the three-state chain would no longer refute Theorem 5."""
-    from dpmarkov import chain
-    right = chain.ergodicity_bound
-    monkeypatch.setattr(chain, "ergodicity_bound", lambda *a, **kw: 2 * right(*a, **kw))
+    from dpmarkov import ergodicity
+    right = ergodicity.ergodicity_bound
+    monkeypatch.setattr(ergodicity, "ergodicity_bound", lambda *a, **kw: 2 * right(*a, **kw))
     assert not cl.get("thm-5").check()[1]
 
 
@@ -279,9 +279,11 @@ def _mutations():
     Together they reach every claim that is not true by definition
     (``test_every_claim_can_fail``), so no check passes whatever the package computes.
     """
-    from dpmarkov import _checks, accuracy, chain, composition, datasets, loss, profile, simplex
+    from dpmarkov import (_checks, accuracy, chain, composition, datasets, ergodicity, loss,
+                          profile, simplex, stationary)
     P_, A_, CH_, CO_, L_, PR_, S_, M_ = privacy, accuracy, chain, composition, loss, profile, \
         simplex, mechanism
+    ST_, ER_ = stationary, ergodicity
 
     def one_order(M, pairs, eps):            # parallel composition, one order of each pair
         M = np.asarray(M, float)
@@ -291,7 +293,7 @@ def _mutations():
 
     def minus_sign_Z(P):                     # the paper's printed sign
         P = np.asarray(P, float)
-        pi = chain.stationary_distribution(P)
+        pi = stationary.stationary_distribution(P)
         return np.linalg.inv(np.eye(len(P)) - P - np.outer(np.ones(len(P)), pi))
 
     r = {name: getattr(mod, name) for mod, name in (
@@ -300,9 +302,9 @@ def _mutations():
         (M_, "privatize"), (M_, "log_density"), (L_, "epsilon_exact"), (L_, "privacy_loss"),
         (PR_, "privacy_profile"), (PR_, "epsilon_for_delta"), (PR_, "hockey_stick"),
         (CO_, "compose_parallel"), (CO_, "probabilistic_delta"), (CO_, "profile_discrete"), (CO_, "hockey_stick_discrete"),
-        (CH_, "stationary_distribution"), (CH_, "ergodicity_coefficient"),
-        (CH_, "stationary_tv_bound"), (CH_, "ergodicity_bound"),
-        (CH_, "stationary_tv_bound_corrected"), (CH_, "ergodicity_bound_corrected"),
+        (ST_, "stationary_distribution"), (ER_, "ergodicity_coefficient"),
+        (ER_, "stationary_tv_bound"), (ER_, "ergodicity_bound"),
+        (ER_, "stationary_tv_bound_corrected"), (ER_, "ergodicity_bound_corrected"),
         (CH_, "privatize_chain"), (CH_, "row_eta"), (S_, "count_vector"),
         (S_, "in_bordered_simplex"), (datasets, "load_taxi_counts"))}
 
@@ -353,15 +355,15 @@ def _mutations():
         (CO_, "probabilistic_delta", _scaled(r["probabilistic_delta"], 1.01),
          ["lem-1-proof", "def-6"]),
         (CO_, "hockey_stick_discrete", _scaled(r["hockey_stick_discrete"], 1.01), ["def-4"]),
-        (CH_, "stationary_distribution", transposed,                    # columns for rows
+        (ST_, "stationary_distribution", transposed,                    # columns for rows
          ["thm-4-Z", "abstract-2pct", "sec6.2-tv", "fig-2", "fig-3"]),
-        (CH_, "fundamental_matrix", minus_sign_Z, ["thm-4-Z"]),
-        (CH_, "ergodicity_coefficient", _scaled(r["ergodicity_coefficient"], 0.5), ["def-7"]),
-        (CH_, "stationary_tv_bound", _scaled(r["stationary_tv_bound"], 1.01), ["thm-4"]),
-        (CH_, "stationary_tv_bound_corrected", _scaled(r["stationary_tv_bound_corrected"], 1.01),
+        (ST_, "fundamental_matrix", minus_sign_Z, ["thm-4-Z"]),
+        (ER_, "ergodicity_coefficient", _scaled(r["ergodicity_coefficient"], 0.5), ["def-7"]),
+        (ER_, "stationary_tv_bound", _scaled(r["stationary_tv_bound"], 1.01), ["thm-4"]),
+        (ER_, "stationary_tv_bound_corrected", _scaled(r["stationary_tv_bound_corrected"], 1.01),
          ["thm-4"]),
-        (CH_, "ergodicity_bound", _scaled(r["ergodicity_bound"], 1.01), ["thm-5"]),
-        (CH_, "ergodicity_bound_corrected", _scaled(r["ergodicity_bound_corrected"], 1.01),
+        (ER_, "ergodicity_bound", _scaled(r["ergodicity_bound"], 1.01), ["thm-5"]),
+        (ER_, "ergodicity_bound_corrected", _scaled(r["ergodicity_bound_corrected"], 1.01),
          ["thm-5"]),
         (CH_, "privatize_chain",                                         # k_i of the wrong rows
          lambda c, k, **kw: r["privatize_chain"](c, np.asarray(k)[::-1], **kw), ["alg-2"]),
@@ -387,7 +389,7 @@ MUTATIONS = _mutations()
 def fresh_caches():
     """The registry caches the taxi chain and its Monte Carlo: a mutation must see them anew."""
     from dpmarkov.verify.claims import _shared
-    caches = (_shared._joint, _shared._taxi, _shared._taxi_tv)
+    caches = (_shared.joint_chain, _shared.taxi_chain, _shared.taxi_tv)
     for f in caches:
         f.cache_clear()
     yield
@@ -426,7 +428,7 @@ def test_every_claim_can_fail():
 def test_the_mutations_cover_every_module_with_mathematics():
     covered = {m.__name__.split(".")[-1] for m, _, _, _ in MUTATIONS}
     assert {"privacy", "accuracy", "mechanism", "loss", "profile", "composition", "chain",
-            "simplex"} <= covered
+            "stationary", "ergodicity", "simplex"} <= covered
 
 
 # --------------------------------------------------------------------------- one verdict everywhere

@@ -138,7 +138,7 @@ class Claim:
 CLAIMS: list[Claim] = []
 
 
-def _claim(id, ref, claim, method, verdict, evidence, chapter, *, kind, support, proof="",
+def add_claim(id, ref, claim, method, verdict, evidence, chapter, *, kind, support, proof="",
            checked=""):
     """Register the decorated function as the ``check`` of a new ``Claim``."""
     def register(fn):

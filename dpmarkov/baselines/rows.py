@@ -1,0 +1,78 @@
+"""Any baseline applied to a transition-count matrix, row by row on the public support.
+
+As Algorithm 2 does for the Dirichlet mechanism: each row is one database D_i, and by
+parallel composition the whole release keeps the per-row guarantee.  Book: chapters
+"Baselines at matched privacy" and "Baselines on real data".
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _checks
+from ._common import size_shape
+
+
+# ----------------------------------------------------------- Markov chains
+@_checks.public
+def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np.ndarray:
+    """Release a transition-count matrix row by row with a baseline ``mechanism`` (cf. Algorithm 2).
+
+    Row i of ``counts`` (shape (m, n)) is the database D_i of departures from state i
+    (eq. (4)).  ``support`` (required, keyword) says which entries may be released, and
+    must be fixed before the data are seen (as for ``dm.privatize_chain``):
+
+    - ``support="all"``: every row is released on all n entries, so nothing about the
+      pattern of zeros of the data is published and the per-row guarantee holds for
+      every pair of adjacent rows.  The Dirichlet mechanism cannot do this (a zero count
+      gives no Dirichlet parameter).
+    - a boolean array of shape (m, n), the public feasible transitions (Assumption 6):
+      row i is released on {j : support[i, j]}, the other entries are 0.  A count outside
+      the support is an error (the support would not describe the data); a zero inside
+      it is fine for additive noise.  A row with a single supported entry is released
+      as 1 there: it holds no private information once the support is public.
+
+    The rows are disjoint databases, so by parallel composition (Lemma 1) the matrix
+    keeps the per-row guarantee of ``mechanism``, which is one of this module's
+    releases (e.g. ``geometric_project``) with privacy parameters ``args``.  Like them
+    it must release each vector of a stack (..., r) independently: the rows with the
+    same number r of supported entries are released by one call on their stack (g, r)
+    (each row's law is that of the mechanism on the row alone).  Returns
+    shape ``size + (m, n)``.  ``rng=None`` uses fresh OS entropy (a seed is for
+    teaching/testing only).  Book: "Baselines at matched privacy".
+    """
+    c = _checks.as_float_array("counts", counts)
+    if c.ndim != 2:
+        raise ValueError(f"counts has shape {c.shape}: a transition-count matrix is (m, n)")
+    c = _checks.counts_array("counts", c)
+    if not callable(mechanism):
+        raise TypeError(f"mechanism={mechanism!r} must be a function such as geometric_project")
+    if isinstance(support, str):
+        if support != "all":
+            raise ValueError(f"support={support!r} must be 'all' or a boolean (m, n) array "
+                             "of public feasible transitions fixed before seeing the data")
+        mask = np.ones(c.shape, bool)
+    else:
+        mask = np.asarray(support)
+        if mask.dtype != bool:
+            raise TypeError(f"support of dtype {mask.dtype} must be 'all' or a boolean array")
+        if mask.shape != c.shape:
+            raise ValueError(f"support has shape {mask.shape}: it must match counts {c.shape}")
+        outside = (c > 0) & ~mask
+        if np.any(outside):
+            i, j = (int(x) for x in np.argwhere(outside)[0])
+            raise ValueError(f"counts[{i}, {j}]={c[i, j]:g} lies outside the support: the "
+                             "support must contain every observed transition")
+    gen = _checks.generator(rng)
+    shape = size_shape(size)
+    out = np.zeros(shape + c.shape)
+    width = mask.sum(axis=1)
+    for r in np.unique(width):
+        rows = np.flatnonzero(width == r)
+        cols = np.nonzero(mask[rows])[1].reshape(rows.size, r)     # each row's supported columns
+        if r == 1:
+            out[..., rows, cols[:, 0]] = 1.0
+            continue
+        # the rows with r supported entries as one stack (g, r): one call of the mechanism
+        out[..., rows[:, None], cols] = mechanism(c[rows[:, None], cols], *args, rng=gen,
+                                                  size=None if size is None else shape)
+    return out

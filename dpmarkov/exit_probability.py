@@ -1,0 +1,356 @@
+"""The probability of leaving Omega_1 and delta of Theorem 1, eq. (7).
+
+delta is the largest probability, over the count vectors Assumption 3 allows, that the
+Dirichlet mechanism's output leaves Omega_1 = {x in the simplex : every x_i >= gamma}.
+The minimiser is ``worst_counts`` (n - 1 categories at the minimum count ``min_count``);
+the probability is bounded by Boole's inequality (``exit_probability_union``, the default
+of ``delta``) or computed by inclusion-exclusion with nested log-space quadrature
+(``exit_probability_bounds``, ``exit_probability_exact``).  Book: chapter "delta", which
+proves the minimiser and checks every formula against mpmath and by exhaustive search.
+Functions broadcast over array arguments unless their docstring says otherwise.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import betainc, betaln
+
+from . import _checks
+
+
+@_checks.public
+def worst_counts(eta, N, n):
+    """The count vector that makes leaving Omega_1 most likely (the minimiser in eq. (7)).
+
+    Our reading of eq. (7): the minimum runs over every count vector of N records in
+    n categories allowed by Assumption 3, i.e. integer counts c_i >= ceil(eta*N)
+    summing to N.  The minimiser puts the fewest records allowed, m = ceil(eta*N),
+    in n-1 categories and the rest, N - (n-1) m, in the last (book: the delta
+    chapter proves this and checks it by exhaustive search).
+    """
+    eta = float(_checks.eta_ok(eta))
+    N = int(_checks.integer_at_least("N", N, 2))
+    n = _checks.length("n", int(_checks.integer_at_least("n", n, 2)))
+    _checks.design_ok(np.asarray(eta), np.asarray(float(N)), np.asarray(float(n)))
+    if n > _MAX_VECTOR:
+        raise ValueError(f"n={n} categories: worst_counts would build a vector of {n} counts "
+                         f"(more than {_MAX_VECTOR}); delta uses its two distinct values "
+                         "without building it")
+    m = int(_checks.min_count(eta, N))
+    return np.array([m] * (n - 1) + [N - (n - 1) * m], dtype=float)
+
+
+#: worst_counts materialises at most this many categories (8 MB of floats).
+_MAX_VECTOR = 1_000_000
+
+
+@_checks.public
+def min_count(eta, N):
+    """The fewest records a category may hold under Assumption 3: ceil(eta*N).
+
+    The rounding policy of ``_checks.min_count`` (a relative slack of 1e-12 absorbs the
+    float product: eta*N = 7.000000000000001 gives 7), used by every function of the
+    package.  Broadcasts.  Book: "delta", "The exact worst case".
+    """
+    out = _checks.min_count(_checks.eta_ok(eta), _checks.integer_at_least("N", N, 2))
+    return out if out.ndim else float(out)
+
+
+@_checks.public
+def exit_probability_union(counts, k, gamma):
+    """Boole's bound on P(Dir(k C) not in Omega_1) = P(some X_i < gamma).
+
+    sum_i P(X_i < gamma) with X_i ~ Beta(k C_i, k (1 - C_i)) the Dirichlet
+    marginal, capped at 1.  It is an upper bound on the exact probability, and
+    exceeds it by at most the sum of the pairwise probabilities P(X_i < gamma, X_j < gamma).
+    """
+    arr = _checks.counts_array("counts", counts)
+    k = _checks.positive("k", k)
+    C = arr / arr.sum(axis=-1, keepdims=True)
+    kk = k[..., None] if k.ndim else k
+    n = arr.shape[-1]
+    gamma = _checks.gamma_ok(gamma, np.asarray(float(n)))
+    gg = gamma[..., None] if gamma.ndim else gamma
+    with np.errstate(all="ignore"):
+        terms = np.where(C > 0, betainc(kk * C, kk * (1 - C), gg), 1.0)
+    out = np.minimum(terms.sum(axis=-1), 1.0)
+    return out if out.ndim else float(out)
+
+
+# --- the exact exit probability ----------------------------------------------------------------
+# P(X_l < t for every l in a block) is a nested integral (one level per extra coordinate).
+# Each level integrates over u = log x, in logarithms: the integrand exp(phi(u)) is located by a
+# zoom (a grid of _GRID cells on [log t - 36 - log(1 + a + b), log t], shrunk to the cells where phi > max - _DROP
+# until that set spans at least a quarter of the grid), then integrated by Gauss-Legendre with
+# _NODES nodes per cell.  Below that interval the inner probability and (1 - x)^(b-1) are
+# constant to double precision, and the piece is a Beta CDF times the inner probability.  Checked against mpmath (dpmarkov.verify.highprec_privacy).
+_GRID = 20
+
+
+_NODES = 8
+
+
+_DROP = 80.0
+
+
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(_NODES)
+
+
+#: exit_probability_bounds computes the triple terms of the Bonferroni bracket for n >= 5 only
+#: when there are at most this many distinct ones (else the upper end is Hunter's bound).
+_MAX_TRIPLES = 60
+
+
+def _log_betainc(a, b, x):
+    """log I_x(a, b), -inf where it underflows."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        return np.log(betainc(a, b, x))
+
+
+def _log_all_below(alphas, rest, log_t):
+    """log P(Y_l < t for every l) for Y ~ Dir(alphas, rest), rest > 0; vectorised over log_t.
+
+    Conditioning on the first coordinate x ~ Beta(a, b), b = sum(others) + rest, the
+    others divided by 1 - x are Dir(others, rest) and must lie below t/(1 - x).
+    """
+    a, others = float(alphas[0]), [float(v) for v in alphas[1:]]
+    b = sum(others) + rest
+    log_t = np.asarray(log_t, float)
+    if not others:
+        return _log_betainc(a, b, np.exp(log_t))
+    log_norm = betaln(a, b)
+    flat = log_t.ravel()
+
+    def phi(u, lt):
+        """log of the integrand in u = log x (the Jacobian dx = x du gives a u, not (a-1) u)."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            log1m = np.log1p(-np.exp(u))
+            inner = _log_all_below(others, rest, lt - log1m)
+            return a * u + (b - 1.0) * log1m - log_norm + inner
+
+    # below x_c = t e^-36 / (1 + a + b) the factors (1 - x)^(b-1) and the inner probability at
+    # t/(1 - x) equal their values at x = 0 to double precision: that piece is a Beta CDF
+    cut = flat - 36.0 - np.log1p(a + b)
+    lo = cut.copy()
+    hi = flat.copy()
+    steps = np.linspace(0.0, 1.0, _GRID + 1)
+    active = np.arange(len(flat))
+    for _ in range(60):
+        la, ha = lo[active], hi[active]
+        vals = phi(la[:, None] + (ha - la)[:, None] * steps, flat[active, None])
+        top = vals.max(axis=1)
+        keep = vals > top[:, None] - _DROP
+        first = np.maximum(np.argmax(keep, axis=1) - 1, 0)
+        last = np.minimum(_GRID - np.argmax(keep[:, ::-1], axis=1) + 1, _GRID)
+        settled = (last - first >= _GRID // 4) | ~np.isfinite(top)
+        width = (ha - la) / _GRID
+        lo[active] = np.where(settled, la, la + first * width)
+        hi[active] = np.where(settled, ha, la + last * width)
+        active = active[~settled]
+        if not active.size:
+            break
+    # Gauss-Legendre on the cells of the final interval that touch a grid point with
+    # phi > max - _DROP (for a unimodal phi the others hold less than e^-_DROP of the mass)
+    rows = len(flat)
+    edges = lo[:, None] + (hi - lo)[:, None] * steps
+    vals = phi(edges, flat[:, None])
+    top = vals.max(axis=1)
+    finite = np.isfinite(top)
+    keep = vals > np.where(finite, top, np.inf)[:, None] - _DROP
+    cell_row, cell = np.nonzero(keep[:, :-1] | keep[:, 1:])
+    left, right = edges[cell_row, cell], edges[cell_row, cell + 1]
+    half, mid = (right - left) / 2, (right + left) / 2
+    nodes = mid[:, None] + half[:, None] * _GL_X
+    node_vals = phi(nodes, flat[cell_row, None])
+    safe = np.where(finite, top, 0.0)
+    with np.errstate(divide="ignore", under="ignore", over="ignore"):
+        parts = (half[:, None] * _GL_W * np.exp(node_vals - safe[cell_row, None])).sum(axis=1)
+        total = np.zeros(rows)
+        np.add.at(total, cell_row, parts)
+        body = np.where(finite, safe + np.log(total), -np.inf)
+        low = _log_betainc(a, b, np.exp(cut)) + _log_all_below(others, rest, flat)
+        out = np.logaddexp(body, low)
+    return out.reshape(log_t.shape)
+
+
+def _exit_terms(values, mult, gamma, size):
+    """Inclusion-exclusion terms of one size: (probability, multiplicity) per distinct block.
+
+    ``values`` are the distinct Dirichlet parameters, ``mult`` how often each occurs; a
+    block is a multiset of ``size`` parameters, occurring prod_v C(mult_v, r_v) times.
+    """
+    from itertools import combinations_with_replacement
+    from math import comb
+    total = float(np.dot(values, mult))
+    out = []
+    for block in combinations_with_replacement(range(len(values)), size):
+        reps = [block.count(v) for v in range(len(values))]
+        times = float(np.prod([comb(int(m), r) for m, r in zip(mult, reps)]))
+        if times == 0:
+            continue
+        alphas = [values[v] for v in block]
+        rest = total - sum(alphas)
+        p = float(np.exp(_log_all_below(alphas, rest, np.log(gamma))))
+        out.append((p, times, block))
+    return out
+
+
+def _hunter_upper(values, mult, pair_terms, S1):
+    """Hunter's bound S1 - (maximum spanning tree of the pairwise probabilities), n <= 2000."""
+    labels = np.repeat(np.arange(len(values)), np.asarray(mult, int))
+    n = len(labels)
+    W = np.zeros((len(values), len(values)))
+    for p, _, (u, v) in pair_terms:
+        W[u, v] = W[v, u] = p
+    weight = W[labels][:, labels]
+    in_tree = np.zeros(n, bool)
+    best = weight[0].copy()
+    in_tree[0] = True
+    tree = 0.0
+    for _ in range(n - 1):
+        cand = np.where(in_tree, -np.inf, best)
+        j = int(np.argmax(cand))
+        tree += cand[j]
+        in_tree[j] = True
+        best = np.maximum(best, weight[j])
+    return S1 - tree
+
+
+def _exit_bounds(values, mult, gamma):
+    """(lower, upper) on P(some X_i < gamma), X ~ Dir with parameters ``values`` x ``mult``."""
+    values = np.asarray(values, float)
+    mult = np.asarray(mult, float)
+    n = int(mult.sum())
+    total = float(np.dot(values, mult))
+    with np.errstate(all="ignore"):
+        singles = betainc(values, total - values, gamma)
+    S1 = float(np.dot(singles, mult))
+    if n == 2:                    # gamma < 1/2: the two events are disjoint
+        value = min(S1, 1.0)
+        return value, value
+    pairs = _exit_terms(values, mult, gamma, 2)
+    S2 = sum(p * t for p, t, _ in pairs)
+    lower, upper = S1 - S2, S1
+    if n <= 4 or len(values) <= 3 or _n_triples(len(values)) <= _MAX_TRIPLES:
+        triples = _exit_terms(values, mult, gamma, 3) if n >= 4 else []
+        S3 = sum(p * t for p, t, _ in triples)
+        upper = S1 - S2 + S3
+        if n <= 4:            # gamma < 1/n: all n events never occur together
+            lower = upper
+    if n >= 5 and n <= 2000:
+        upper = min(upper, _hunter_upper(values, mult, pairs, S1))
+    floor = float(singles.max())
+    lower = min(max(lower, floor, 0.0), 1.0)
+    upper = min(max(upper, lower), S1, 1.0)
+    return min(lower, upper), upper
+
+
+def _n_triples(d):
+    from math import comb
+    return comb(d + 2, 3)
+
+
+def _exit_args(counts, k, gamma):
+    arr = _checks.counts_array("counts", counts)
+    if arr.ndim != 1:
+        raise ValueError(f"counts has shape {arr.shape}: the exact exit probability takes one "
+                         "count vector")
+    n = arr.shape[-1]
+    if np.any(arr == 0):
+        raise ValueError(f"counts={arr.tolist()} has a zero count: Dir(k*C) needs every "
+                         "count > 0 (Assumption 3)")
+    k = _checks.positive("k", k)
+    gamma = _checks.gamma_ok(gamma, np.asarray(float(n)))
+    if k.ndim or gamma.ndim:
+        raise ValueError(f"k={k!r} and gamma={gamma!r} must be scalars for the exact exit "
+                         "probability")
+    values, mult = np.unique(arr, return_counts=True)
+    alpha = float(k) * values / arr.sum()
+    if np.any(alpha < np.finfo(float).tiny):
+        raise ValueError(f"k={float(k)!r} makes k*C_i underflow below the smallest normal "
+                         "float: Dir(k*C) cannot be evaluated")
+    return alpha, mult, float(gamma)
+
+
+@_checks.public
+def exit_probability_bounds(counts, k, gamma):
+    """A certified bracket (lower, upper) on P(Dir(k C) not in Omega_1), any n.
+
+    Inclusion-exclusion over {X_i < gamma} with S_r the sum of the r-fold terms:
+    n = 2, 3, 4 give the exact value (lower = upper: all n events never occur together
+    since gamma < 1/n, so P = S1 - S2 + S3 for n = 4).  For n >= 5 the Bonferroni
+    inequalities give S1 - S2 <= P <= S1 - S2 + S3, sharpened by Hunter's spanning-tree
+    bound and by max_i P(X_i < gamma) <= P <= min(S1, 1); identical counts are grouped,
+    so the worst count vector of eq. (7) costs a few terms at any n.  The width of the
+    bracket is at most S3 (about S1^3 / 6 for nearly independent coordinates).
+    Terms are nested log-space quadratures (about 1e-12 relative; book: delta chapter).
+    """
+    alpha, mult, gamma = _exit_args(counts, k, gamma)
+    return _exit_bounds(alpha, mult, gamma)
+
+
+@_checks.public
+def exit_probability_exact(counts, k, gamma):
+    """P(Dir(k C) not in Omega_1) = P(some X_i < gamma): eq. (7)'s probability, for every n.
+
+    Exact for n <= 4 (inclusion-exclusion with nested log-space quadrature, right for
+    every k, checked against mpmath in the delta chapter and the tests); for n >= 5 the
+    upper end of the certified bracket of ``exit_probability_bounds``, so never below
+    the true value.  Always in [max_i P(X_i < gamma), min(1, Boole's bound)].
+    ``counts`` is one count vector, ``k`` and ``gamma`` scalars.
+    """
+    return exit_probability_bounds(counts, k, gamma)[1]
+
+
+_DELTA_METHODS = ("union", "exact")
+
+
+def delta_union(k, eta, N, n, gamma, m=None):
+    """eq. (7) with Boole's bound at ``worst_counts``, on checked flat arrays (``delta``'s core).
+
+    Internal (also used by ``baselines``), not part of the public API.
+
+    One broadcast evaluation: (n-1) Beta tails at the minimum count m plus the one at
+    N - (n-1) m, capped at 1.  ``m``: ``min_count(eta, N)`` when the caller has it already.
+    """
+    if m is None:
+        m = _checks.min_count(eta, N)
+    big = N - (n - 1) * m
+    with np.errstate(all="ignore"):
+        small = betainc(k * m / N, k * (1 - m / N), gamma)
+        large = betainc(k * big / N, k * (1 - big / N), gamma)
+    return np.minimum((n - 1) * small + large, 1.0)
+
+
+@_checks.public
+def delta(k, eta, N, n, gamma, *, method="union"):
+    """delta of Theorem 1, eq. (7): the largest probability of leaving Omega_1.
+
+    delta = 1 - min_C P(Dir(k C) in Omega_1), the minimum over the count vectors
+    allowed by Assumption 3 (integer counts >= ceil(eta N) summing to N, rounding policy
+    of ``min_count``).  The minimiser is ``worst_counts`` (book: the delta chapter proves
+    it and checks it by exhaustive search), so delta is the exit probability there.
+
+    ``method="union"`` (default) replaces the probability by Boole's bound
+    (``exit_probability_union``): never below eq. (7)'s delta, so the guarantee is
+    not weakened.  ``method="exact"`` computes it by ``exit_probability_exact`` (for
+    n >= 5 the upper end of a certified bracket).  The worst vector has two distinct
+    counts, so any n costs the same.  Broadcasts over all arguments.
+    """
+    if method not in _DELTA_METHODS:
+        raise ValueError(f"method={method!r} must be one of {_DELTA_METHODS}")
+    shape, args = _checks.theorem1_flat_design(k, eta, N, n, gamma)
+    if method == "union":
+        out = delta_union(*args).reshape(shape)
+        return out if out.ndim else float(out)
+    out = np.empty(len(args[0]))
+    for idx, (kk, e, NN, nn, g) in enumerate(zip(*args)):
+        m = float(_checks.min_count(e, NN))
+        big = NN - (nn - 1) * m
+        values = np.array([m, big]) * kk / NN
+        mult = np.array([nn - 1, 1.0])
+        if big == m:
+            values, mult = values[:1], np.array([nn])
+        out[idx] = _exit_bounds(values, mult, g)[1]
+    out = out.reshape(shape)
+    return out if out.ndim else float(out)
+
