@@ -19,7 +19,7 @@ Targets (issue 30): ``count_trips`` within 2x DuckDB's own time, under 400 MB of
 memory at 3 million rows, and memory flat as the rows grow (30 million against 3).
 
 Each measurement runs in a fresh Python process (so its peak resident memory, the
-kernel's ``ru_maxrss``, is its own, imports included); the time is the best of
+kernel's ``VmHWM``, is its own, imports included); the time is the best of
 ``REPEATS`` calls in that process, and the process's memory after its imports is
 reported too.  The files are written once to ``--folder`` (default a temporary folder,
 about 77 MB a month) and reused when present with the right number of rows.
@@ -40,13 +40,16 @@ REPEATS = 3
 
 #: One measurement in a fresh process: prints {"seconds", "peak_mb", "base_mb", "trips"}.
 CHILD = r'''
-import json, resource, sys, time
+import json, sys, time
 files, method = json.loads(sys.argv[1]), sys.argv[2]
 import numpy as np, pandas as pd, duckdb
 import dpmarkov.datasets as ds
 
 def rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # the peak resident memory of this process since its start (VmHWM; ru_maxrss would
+    # carry the peak of the forked parent across exec)
+    with open("/proc/self/status") as fh:
+        return next(int(l.split()[1]) for l in fh if l.startswith("VmHWM")) / 1024
 
 zones = ds.load_taxi_zones()
 manhattan = ",".join(map(str, zones.loc[zones.Borough == "Manhattan", "LocationID"]))
