@@ -47,6 +47,29 @@ def id_columns(columns, *, where="the file") -> tuple[str, str]:
         f"{ID_COLUMNS[1]} (sample layout); found {list(columns)}")
 
 
+def trip_columns(types: dict, weights, numeric, where: str) -> list[str]:
+    """The columns to read of a table whose column types are ``types`` (name -> type).
+
+    Its (pickup, drop-off) id columns (``id_columns``) and the ``weights`` column, if
+    any, each of one of the engine's ``numeric`` type names; ``where`` names the table
+    in the errors.  Shared by ``count_trips`` (DuckDB) and ``count_trips_spark``.
+    """
+    if weights is not None and not isinstance(weights, str):
+        raise TypeError(f"weights={_checks.show(weights)} must be None (one trip a row) or "
+                        "the name of a column of trips per row")
+    wanted = list(id_columns(types, where=where))
+    if weights is not None:
+        if weights not in types:
+            raise ValueError(f"weights={weights!r} is not a column of {where} "
+                             f"(it has {list(types)})")
+        wanted.append(weights)
+    for column in wanted:
+        if types[column].split("(")[0] not in numeric:
+            raise TypeError(f"{where}: column {column!r} holds {types[column]} values: zone "
+                            "ids and trips are whole numbers (text is never parsed)")
+    return wanted
+
+
 def _files(source, name: str) -> list[Path]:
     """The files of ``source``: a path, a glob pattern or a list of them, in order."""
     items = [source] if isinstance(source, (str, Path)) else source
@@ -85,16 +108,7 @@ def _pairs(con, path: Path, weights):
     try:
         types = dict(con.execute(f"SELECT column_name, column_type FROM "
                                  f"(DESCRIBE SELECT * FROM {source})", [str(path)]).fetchall())
-        wanted = list(id_columns(types, where=f"file {str(path)!r}"))
-        if weights is not None and weights not in types:
-            raise ValueError(f"weights={weights!r} is not a column of file {str(path)!r} "
-                             f"(it has {list(types)})")
-        for column in wanted + ([weights] if weights is not None else []):
-            if types[column].split("(")[0] not in _NUMERIC:
-                raise TypeError(f"file {str(path)!r}: column {column!r} holds "
-                                f"{types[column]} values: zone ids and trips are whole "
-                                "numbers (text is never parsed)")
-        pu, do = map(_quote, wanted)
+        pu, do = map(_quote, trip_columns(types, weights, _NUMERIC, f"file {str(path)!r}")[:2])
         trips = "count(*)" if weights is None else f"sum({_quote(weights)})"
         unweighted = "0" if weights is None else f"count(*) - count({_quote(weights)})"
         table = con.execute(f"SELECT {pu} AS pu, {do} AS do, {trips} AS trips, "
@@ -132,9 +146,6 @@ def _database():
 
 def _count(files: list[Path], borough, zones, weights, progress) -> TripCounts:
     """``count_pairs`` on every file's pairs, summed; errors name the file."""
-    if weights is not None and not isinstance(weights, str):
-        raise TypeError(f"weights={_checks.show(weights)} must be None (one trip a row) or "
-                        "the name of a column of trips per row")
     if progress is None:
         progress = len(files) > 1 and sys.stderr.isatty()
     progress = _checks.flag("progress", progress)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _checks
 from .taxi import TripCounts, count_pairs
-from .trip_files import id_columns
+from .trip_files import trip_columns
 
 #: Spark column types accepted as zone ids and trip weights (whole numbers are checked).
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
@@ -72,18 +72,8 @@ def count_trips_spark(frame, *, borough="Manhattan", zones=None, weights=None) -
     if not isinstance(frame, DataFrame):
         raise TypeError(f"frame (a {type(frame).__qualname__}) must be a "
                         "pyspark.sql.DataFrame")
-    if weights is not None and not isinstance(weights, str):
-        raise TypeError(f"weights={_checks.show(weights)} must be None (one trip a row) or "
-                        "the name of a column of trips per row")
     count_pairs([], [], [], borough=borough, zones=zones)            # checks both options
-    types = dict(frame.dtypes)
-    wanted = list(id_columns(types, where="frame"))
-    if weights is not None and weights not in types:
-        raise ValueError(f"weights={weights!r} is not a column of frame (it has {list(types)})")
-    for column in wanted + ([weights] if weights is not None else []):
-        if types[column].split("(")[0] not in _NUMERIC:
-            raise TypeError(f"frame: column {column!r} holds {types[column]} values: zone ids "
-                            "and trips are whole numbers (text is never parsed)")
+    wanted = trip_columns(dict(frame.dtypes), weights, _NUMERIC, "frame")[:2]
     one = F.count(F.lit(1))
     trips = one if weights is None else F.sum(F.col(weights))
     unweighted = F.lit(0) if weights is None else one - F.count(F.col(weights))
