@@ -54,10 +54,12 @@ def count_trips_spark(frame, *, borough="Manhattan", zones=None, weights=None) -
 
     Examples
     --------
-    >>> from pyspark.sql import SparkSession                        # doctest: +SKIP
-    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()
-    >>> r = count_trips_spark(spark.read.parquet("yellow_tripdata_2024-01.parquet"))
-    >>> r.counts.shape
+    With pyspark installed and a TLC month at hand (hence skipped as a doctest):
+
+    >>> from pyspark.sql import SparkSession  # doctest: +SKIP
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
+    >>> frame = spark.read.parquet("yellow_tripdata_2024-01.parquet")  # doctest: +SKIP
+    >>> count_trips_spark(frame).counts.shape  # doctest: +SKIP
     (69, 69)
 
     Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
