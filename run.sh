@@ -143,10 +143,14 @@ case "$cmd" in
     ;;
   test-install)
     setup
-    need_debian_packages chromium:chromium
+    # java: Spark's local mode for tests/test_trip_spark.py (Java 17, Debian's package)
+    need_debian_packages chromium:chromium java:openjdk-17-jre-headless
+    # the optional extra dpmarkov[spark] (pyspark), as pyproject.toml lists it
+    # shellcheck disable=SC2046  # one word per requirement
+    "$PY" -m pip install -q $("$PY" -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["spark"])')
     [ -f _build/html/index.html ] || build_book . --all -W -n --keep-going
     DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py tests/test_browser.py \
-      -p no:cacheprovider
+      tests/test_trip_spark.py -p no:cacheprovider
     ;;
   test-oldest)
     setup

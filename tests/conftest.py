@@ -14,7 +14,8 @@ from pathlib import Path
 #: What the lowest-versions environment has: pyproject.toml's dependencies and its
 #: parquet, accounting and test extras (attr comes with dp_accounting).
 UNIT_MODULES = {"numpy", "scipy", "mpmath", "sympy", "pandas", "flint", "pyarrow",
-                "dp_accounting", "attr", "pytest", "hypothesis", "xdist", "yaml", "dpmarkov"}
+                "dp_accounting", "attr", "duckdb", "pytest", "hypothesis", "xdist", "yaml",
+                "dpmarkov"}
 
 
 def imported_modules(path: Path) -> set:

@@ -8,14 +8,16 @@ Book: chapter "Case study: NYC taxis".
 Shipped data (see ``data/PROVENANCE-taxi.md``): trip counts per (year, pickup,
 drop-off) aggregated from 36 monthly samples of 10,000 TLC trip records
 (2018-2020), and the TLC zone table.  The paper's own data, the full January 2025
-file, is not shipped; ``trip_counts_from_file`` reads that layout (CSV or parquet)
-so the case study can be rerun on it.
+file, is not shipped; ``trip_counts_from_file`` and ``count_trips`` (module
+``trip_files``, on DuckDB) read that layout (CSV or parquet) so the case study can be
+rerun on it; ``count_pairs`` here is their last step, shared with ``count_trips_spark``.
 """
 from __future__ import annotations
 
 from importlib import resources
 import numbers
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -23,10 +25,6 @@ import pandas as pd
 from .. import _checks
 
 _DATA = resources.files("dpmarkov.datasets") / "data"
-
-# Column names of the trip files: the TLC layout first, then the samples' names.
-ID_COLUMNS = (("PULocationID", "DOLocationID"), ("pickup_location_id", "dropoff_location_id"))
-
 
 #: Trips per (pickup, dropoff) pair are summed in doubles: exact up to 2**53.
 MAX_TRIPS = 2**53
@@ -92,6 +90,20 @@ def _whole_zone_ids(name: str, value, holder: str) -> np.ndarray:
         raise ValueError(f"{name} contains {arr[arr != np.round(arr)][0]!r}: zone ids are "
                          "whole numbers")
     return arr
+
+
+
+def _trips(name: str, value, size: int) -> np.ndarray:
+    """Trips per entry (``size`` of them) as floats: finite whole numbers in [0, 2**53]."""
+    w = _checks._real_float_array(name, value).ravel()
+    if w.size != size:
+        raise ValueError(f"{name} has {w.size} entries for {size} trips")
+    if np.any(~np.isfinite(w)) or np.any(w < 0) or np.any(w != np.round(w)):
+        raise ValueError(f"{name} must be finite whole numbers >= 0 (trips per pair)")
+    if np.any(w > MAX_TRIPS):
+        raise ValueError(f"{name} contains {w[w > MAX_TRIPS][0]!r}: at most 2**53 trips per "
+                         "pair are counted exactly")
+    return w
 
 
 @_checks.public(finite=False)
@@ -182,17 +194,8 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
     if ids["pickup"].shape != ids["dropoff"].shape:
         raise ValueError(f"pickup has {ids['pickup'].size} trips but dropoff "
                          f"{ids['dropoff'].size}: one of each per trip")
-    if weights is None:
-        w = np.ones(ids["pickup"].size)
-    else:
-        w = _checks.real_float_array("weights", weights).ravel()
-        if w.shape != ids["pickup"].shape:
-            raise ValueError(f"weights has {w.size} entries for {ids['pickup'].size} trips")
-        if np.any(~np.isfinite(w)) or np.any(w < 0) or np.any(w != np.round(w)):
-            raise ValueError("weights must be finite whole numbers >= 0 (trips per pair)")
-        if np.any(w > MAX_TRIPS):
-            raise ValueError(f"weights contains {w[w > MAX_TRIPS][0]!r}: at most 2**53 trips per "
-                             "pair are counted exactly")
+    w = np.ones(ids["pickup"].size) if weights is None else _trips("weights", weights,
+                                                                  ids["pickup"].size)
     loc = states["LocationID"].to_numpy(np.int64)
     return state_counts(loc, ids["pickup"], ids["dropoff"], w)[0], states
 
@@ -245,29 +248,81 @@ def load_taxi_counts(borough="Manhattan", *, years=None):
                        borough=borough)
 
 
-def _id_columns(columns) -> tuple[str, str]:
-    """The (pickup, dropoff) column names present in ``columns`` (case-insensitive)."""
-    lower = {c.lower(): c for c in columns}
-    for pu, do in ID_COLUMNS:
-        if pu.lower() in lower and do.lower() in lower:
-            return lower[pu.lower()], lower[do.lower()]
-    raise ValueError(
-        f"the file has no zone-id columns: expected {ID_COLUMNS[0]} (TLC layout) or "
-        f"{ID_COLUMNS[1]} (sample layout); found {list(columns)}")
+class TripCounts(NamedTuple):
+    """A count matrix with its accounting: every trip read is counted, outside or missing.
+
+    ``counts`` and ``zones`` are what ``trip_counts`` returns (``counts[i, j]``: trips
+    from zone ``zones.LocationID[i]`` to zone ``zones.LocationID[j]``).  The totals are
+    trips (rows of a trip file; with a weight column, the sum of its weights):
+    ``trips_read = trips_counted + trips_outside + trips_missing``, where
+    ``trips_outside`` start or end in a zone of the table outside the chain's zones
+    (another borough) and ``trips_missing`` lack a pickup or drop-off zone id.
+    ``files`` names the files read, in order (empty when the input was not files).
+    """
+
+    counts: np.ndarray
+    zones: pd.DataFrame
+    trips_read: int
+    trips_counted: int
+    trips_outside: int
+    trips_missing: int
+    files: tuple = ()
 
 
 @_checks.public(finite=False)
-def trip_counts_from_file(path, *, borough="Manhattan", zones=None):
-    """Count matrix from a TLC trip-record file, e.g. the paper's January 2025 month.
+def count_pairs(pickup, dropoff, trips, *, borough="Manhattan", zones=None) -> TripCounts:
+    """Count matrix from trips per (pickup, drop-off) pair, with missing ids counted apart.
 
-    Reads ``PULocationID`` / ``DOLocationID`` (the TLC layout; also the sample
-    layout's ``pickup_location_id`` / ``dropoff_location_id``, any letter case)
-    from a parquet file (suffix ``.parquet`` or ``.pq``) or a CSV file (possibly
-    compressed, e.g. ``.csv.gz``), and returns ``(counts, zones)`` as
-    ``trip_counts`` does.  Download the month from the TLC trip-record page and
-    pass its path; the zone table defaults to the shipped one.
-    Book: chapter "Case study: NYC taxis".
+    The last step of counting trips with an engine (``count_trips`` on DuckDB,
+    ``count_trips_spark`` on Spark, or any engine of yours): the engine groups the trips
+    by their two zone ids, which leaves at most one row per pair of ids (about 70,000
+    for the TLC's 265 zones, whatever the number of trips), and this function turns the
+    pairs into the chain's count matrix (eq. (4) before normalising) with the checks of
+    ``trip_counts``.
+
+    Parameters
+    ----------
+    pickup, dropoff : array-like
+        Zone ids of each pair (TLC ``LocationID``); a missing id is ``None`` or NaN.
+    trips : array-like
+        Trips of each pair: whole numbers >= 0, at most 2**53 a pair.
+    borough : str or None
+        The chain's zones, as for ``trip_counts`` (``None``: every zone of the table).
+    zones : DataFrame, path or None
+        The zone table; default the shipped TLC table (``load_taxi_zones``).
+
+    Returns
+    -------
+    TripCounts
+        ``counts`` (int64, n x n), ``zones`` (row i is state i) and the trips read,
+        counted, outside the chain's zones and with a missing id.
+
+    Raises
+    ------
+    ValueError
+        For an id that is not a whole number or not in the zone table (a wrong zone
+        table must not drop trips silently), unequal lengths, or bad trip numbers.
+    TypeError
+        For text or boolean ids.
+
+    Examples
+    --------
+    >>> r = count_pairs([237, 237, 132, None], [236, 48, 138, 4], [5, 2, 1, 3])
+    >>> int(r.trips_counted), int(r.trips_outside), int(r.trips_missing)
+    (7, 1, 3)
+
+    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
     """
-    frame = read_table(path, what="path")
-    pu, do = _id_columns(frame.columns)
-    return trip_counts(frame[pu], frame[do], borough=borough, zones=zones)
+    ids = {name: _zone_ids(name, value) for name, value in (("pickup", pickup),
+                                                            ("dropoff", dropoff))}
+    if ids["pickup"].shape != ids["dropoff"].shape:
+        raise ValueError(f"pickup has {ids['pickup'].size} pairs but dropoff "
+                         f"{ids['dropoff'].size}: one of each per pair")
+    w = _trips("trips", trips, ids["pickup"].size)
+    missing = np.isnan(ids["pickup"]) | np.isnan(ids["dropoff"])
+    counts, states = trip_counts(ids["pickup"][~missing], ids["dropoff"][~missing],
+                                 weights=w[~missing], borough=borough, zones=zones)
+    read = int(w.astype(np.int64).sum())
+    lost = int(w[missing].astype(np.int64).sum())
+    counted = int(counts.sum())
+    return TripCounts(counts, states, read, counted, read - lost - counted, lost)
