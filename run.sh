@@ -9,9 +9,10 @@
 #   ./run.sh student   the student edition (solutions hidden) -> _build/student/index.html
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
-#   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's chromium)
+#   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's
+#                      chromium and poppler-utils), then checks it (tests/test_pdf.py)
 #   ./run.sh test-install  slow reader checks: the wheel in a fresh venv runs notebooks from the
-#                      built site (needs PyPI), and every page fits at 1400 px in headless chromium
+#                      built site (needs PyPI), and every page fits at 1400 and 800 px in headless chromium
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=.venv
@@ -125,13 +126,16 @@ case "$cmd" in
     setup
     need_debian_packages chromium:chromium pdftotext:poppler-utils
     "$PY" scripts/book_pdf.py
+    # the contents name the pages the chapters start on; no empty code frame, no interface text
+    "$PY" -m pytest tests/test_pdf.py -p no:cacheprovider -q
     ;;
   test-install)
     setup
     need_debian_packages chromium:chromium
     [ -f _build/html/index.html ] || build_book . --all -W -n --keep-going
+    # -rx: the count of code blocks that still scroll sideways is reported (tests/test_browser.py)
     DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py tests/test_browser.py \
-      -p no:cacheprovider
+      -p no:cacheprovider -rx
     ;;
   *)
     sed -n '/^#   /p' "$0"; exit 2 ;;
