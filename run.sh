@@ -11,11 +11,12 @@
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
 #   ./run.sh grade FOLDER [CSV]  grade every submitted notebook below FOLDER, without Docker,
 #                      into one CSV of scores per question (default FOLDER/scores.csv)
-#   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's chromium)
+#   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's
+#                      chromium and poppler-utils), then checks it (tests/test_pdf.py)
 #   ./run.sh test-oldest   the unit tests on the lowest library versions pyproject.toml allows
 #   ./run.sh test-install  slow reader checks: the wheel in a fresh venv runs notebooks and the
 #                      assignments' student notebooks (their public tests) from the built site
-#                      (needs PyPI), and every page fits at 1400 px in headless chromium
+#                      (needs PyPI), and every page fits at 1400 and 800 px in headless chromium
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=.venv
@@ -140,6 +141,8 @@ case "$cmd" in
     setup
     need_debian_packages chromium:chromium pdftotext:poppler-utils
     "$PY" scripts/book_pdf.py
+    # the contents name the pages the chapters start on; no empty code frame, no interface text
+    "$PY" -m pytest tests/test_pdf.py -p no:cacheprovider -q
     ;;
   test-install)
     setup
@@ -149,8 +152,9 @@ case "$cmd" in
     # shellcheck disable=SC2046  # one word per requirement
     "$PY" -m pip install -q $("$PY" -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["spark"])')
     [ -f _build/html/index.html ] || build_book . --all -W -n --keep-going
+    # -rx: the count of code blocks that still scroll sideways is reported (tests/test_browser.py)
     DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py tests/test_browser.py \
-      tests/test_trip_spark.py -p no:cacheprovider
+      tests/test_trip_spark.py -p no:cacheprovider -rx
     ;;
   test-oldest)
     setup

@@ -29,7 +29,7 @@ def ergodicity_coefficient(G) -> np.ndarray:
         tau_inf(G) = max_j [ (sum of the floor(n/2) largest entries of column j)
                             - (sum of the floor(n/2) smallest entries of column j) ].
 
-    This has the form of Ipsen and Selee's p-norm coefficients {cite}`ipsen2011`
+    This has the form of Ipsen and Selee's p-norm coefficients :cite:p:`ipsen2011`
     with p = infinity.  It is NOT the Dobrushin coefficient (see
     ``dobrushin_coefficient``): they agree for n <= 3, differ for n >= 4 (either
     can be the larger), and for n >= 4 tau_inf can exceed 1 (up to floor(n/2)).  Works for
@@ -53,7 +53,7 @@ def dobrushin_coefficient(P) -> np.ndarray:
     """Dobrushin's coefficient delta(P) = (1/2) max_{i,l} sum_j |P_ij - P_lj|.
 
     Equals tau_1(P) = max ||P^T z||_1 over ||z||_1 = 1, z^T 1 = 0 (Seneta;
-    Ipsen and Selee's 1-norm coefficient {cite}`ipsen2011`), lies in [0, 1] for a
+    Ipsen and Selee's 1-norm coefficient :cite:p:`ipsen2011`), lies in [0, 1] for a
     stochastic P, and bounds |lambda_2|.  It is the coefficient the literature
     usually calls *the* ergodicity coefficient; Definition 7 is a different one
     (book, "Stationary distribution and convergence").  Stacks allowed.  Each unordered

@@ -1,7 +1,7 @@
 """The stationary distribution of a Markov chain and its fundamental matrix (Section 5).
 
 pi^T = pi^T P for an irreducible stochastic P (Assumption 5), by the Grassmann-Taksar-Heyman
-algorithm {cite}`grassmann1985`: Gaussian elimination that only adds, multiplies and divides
+algorithm :cite:p:`grassmann1985`: Gaussian elimination that only adds, multiplies and divides
 non-negative numbers, so every component of pi keeps a small relative error, blocked so that
 most of the work is one BLAS matrix product per panel of states, on one matrix or a stack.
 The fundamental matrix Z = (I - P + 1 pi^T)^{-1} enters Theorem 4.  Book: chapter
@@ -65,7 +65,7 @@ def _gth_panel_width(n: int, batch: int = 1) -> int:
 def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     """GTH on a stack (b, n, n) of stochastic matrices; returns the (b, n) vectors pi.
 
-    ``A`` is scratch (overwritten).  Textbook GTH {cite}`grassmann1985` eliminates
+    ``A`` is scratch (overwritten).  Textbook GTH :cite:p:`grassmann1985` eliminates
     the states p = n-1, ..., 1 one at a time: with s_p = sum_{j<p} A[p, j] (the
     rate of leaving p downwards, never 1 - A[p, p]), for all i, j < p
 
@@ -320,7 +320,7 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     pi is not unique) raise ``ValueError``.
 
     ``method="gth"`` (default): the Grassmann-Taksar-Heyman algorithm
-    {cite}`grassmann1985`, Gaussian elimination that only adds and divides
+    :cite:p:`grassmann1985`, Gaussian elimination that only adds and divides
     non-negative numbers (the diagonal is never used, 1 - P_ii is formed as a
     sum of off-diagonal entries), so every component of pi is computed to high
     *relative* accuracy even for nearly decomposable chains whose pi spans many

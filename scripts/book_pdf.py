@@ -7,8 +7,9 @@
 2. Prepare the page for print: a title page and a table of contents (parts and chapters),
    every solution and exercise box opened, page numbers in the footer (CSS ``@page``).
 3. Print with Chromium (``--print-to-pdf``, with a PDF outline from the headings), read
-   each chapter's first page back with ``pdftotext`` (poppler-utils) and print again with
-   the page numbers in the table of contents.
+   each chapter's first page back with ``pdftotext`` (poppler-utils: the page that begins
+   with the chapter's title set as a heading) and print again with the page numbers in the
+   table of contents.  ``tests/test_pdf.py`` checks the result (``./run.sh pdf`` runs it).
 
 Result: ``_build/pdf/dpmarkov-book.pdf``.  Needs ``chromium`` and ``pdftotext`` on PATH
 (``./run.sh pdf`` installs Debian's ``chromium`` and ``poppler-utils`` when missing).
@@ -49,8 +50,22 @@ html { font-size: 13px; }
 span[id^="document-"] + section { break-before: page; }
 .toggle-hidden { visibility: visible !important; opacity: 1 !important; height: auto !important; }
 .bd-article-container, .bd-main .bd-content { max-width: 100% !important; }
+/* code the web page hides behind a toggle stays hidden on paper, toggle and all (no
+   "Show code cell source" printed); its output is printed */
+details.hide { display: none !important; }
+/* a block taller than about half a page may break across pages (OPEN_JS marks it): kept
+   whole, it would leave its frame empty on one page and start again on the next */
+/* a code cell's frame moves to the next page with its code (as a flex box it stayed behind,
+   empty, when the theme moved the code) */
+div.cell_input { display: block !important; break-inside: avoid; }
+.may-break, .may-break div.highlight, .may-break pre { break-inside: auto !important; }
+.may-break pre { orphans: 3; widows: 3; }
 </style>
 """
+
+#: A block taller than this (CSS px, on the screen layout of the page) may break across
+#: pages; an A4 page holds about 980 px of content between its margins.
+TALL_BLOCK_PX = 450
 
 OPEN_JS = """
 <script>
@@ -60,6 +75,11 @@ document.addEventListener('DOMContentLoaded', () => {
     if (!d.classList.contains('hide') && !d.closest('.cell')) d.open = true;
   });
   document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+  // blocks the theme keeps whole (break-inside: avoid) may break when they are long
+  const keptWhole = 'div.cell_input, div.highlight, .admonition, div.proof, div.exercise, div.solution, table';
+  document.querySelectorAll(keptWhole).forEach(e => {
+    if (e.getBoundingClientRect().height > %(tall)d) e.classList.add('may-break');
+  });
 });
 </script>
 """
@@ -132,7 +152,7 @@ def prepare(index: Path, pages: dict[str, int]) -> tuple[Path, dict]:
     title = html.escape(yaml.safe_load((ROOT / "_config.yml").read_text())["title"])
     front = (f'<div class="book-titlepage"><h1>{title}</h1><p>The dpmarkov authors</p></div>'
              + toc_html(chapters, pages))
-    page = page.replace("</head>", PRINT_CSS + OPEN_JS + "</head>", 1)
+    page = page.replace("</head>", PRINT_CSS + OPEN_JS % {"tall": TALL_BLOCK_PX} + "</head>", 1)
     page = re.sub(r'(<article class="bd-article"[^>]*>)', lambda m: m.group(1) + front, page, count=1)
     out = OUT / "_build" / "singlehtml" / "print.html"  # beside _static/, as the links expect
     out.write_text(page)
@@ -151,19 +171,62 @@ def print_pdf(page: Path, pdf: Path) -> None:
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def chapter_pages(pdf: Path, chapters) -> dict[str, int]:
-    """The page on which each chapter's title first appears after the contents."""
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def pdf_pages(pdf: Path) -> list[str]:
+    """The text of each page of ``pdf`` (pdftotext), whitespace runs made single spaces."""
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
-                          capture_output=True, text=True).stdout.split("\f")
-    norm = lambda s: re.sub(r"\s+", " ", s).strip()
+                          capture_output=True, text=True).stdout
+    return [_norm(page) for page in text.split("\f")]
+
+
+def title_key(plain_title: str) -> str:
+    """The start of a chapter title as pdftotext reads it (its first words, up to about 40
+    characters, whole words only)."""
+    words, out = _norm(plain_title.split("  ")[0]).split(), []
+    for word in words:
+        if out and len(" ".join(out + [word])) > 40:
+            break
+        out.append(word)
+    return " ".join(out)
+
+
+def pdf_words(pdf: Path) -> list[list[tuple[str, float]]]:
+    """Each page's words with their heights in points (``pdftotext -bbox``), in reading order."""
+    text = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    word = re.compile(r'<word xMin="[^"]+" yMin="([^"]+)" xMax="[^"]+" yMax="([^"]+)">(.*?)</word>')
+    return [[(html.unescape(w), float(y1) - float(y0)) for y0, y1, w in word.findall(page)]
+            for page in text.split("<page ")[1:]]
+
+
+def starts_with_heading(words: list[tuple[str, float]], title: str) -> bool:
+    """Whether a page begins with ``title`` set as a heading: its first words are the title's
+    and they are at least 1.5 times as tall as the page's typical word, so a sentence that
+    happens to begin with the same words ("The Dirichlet mechanism needs ...") is not one."""
+    n = len(title.split())
+    if len(words) < n or _norm(" ".join(w for w, _ in words[:n])) != title:
+        return False
+    heights = sorted(h for _, h in words)
+    return min(h for _, h in words[:n]) >= 1.5 * heights[len(heights) // 2]
+
+
+def chapter_pages(pdf: Path, chapters) -> dict[str, int]:
+    """The page on which each chapter starts: every chapter begins a new page with its
+    title as a heading (the print CSS breaks the page before it), so it is the first page
+    after the contents that begins with the title set large (``starts_with_heading``).
+    A title quoted in earlier prose, even at the top of a page, is not the start."""
+    text, words = pdf_pages(pdf), pdf_words(pdf)
     # search after our contents page (its entries carry every title too)
-    start = next((i + 1 for i, t in enumerate(text) if re.match(r"\s*Contents\b", t)), 1)
+    start = next((i + 1 for i, t in enumerate(text) if t.startswith("Contents")), 1)
     pages = {}
     for _, docs in parts():
         for doc in docs:
-            title = norm(chapters[doc][2].split("  ")[0])[:40]
-            for i in range(start, len(text)):
-                if title in norm(text[i]):
+            title = title_key(chapters[doc][2])
+            for i in range(start, len(words)):
+                if starts_with_heading(words[i], title):
                     pages[doc] = i + 1
                     start = i + 1
                     break
@@ -178,6 +241,10 @@ def main(reuse: bool = False) -> None:
     page, chapters = prepare(index, {})
     print_pdf(page, PDF)
     pages = chapter_pages(PDF, chapters)
+    missing = [doc for doc in chapters if doc not in pages]
+    if missing:
+        raise RuntimeError(f"no page starts with the title of {missing}: the contents would "
+                           "lack their page numbers")
     page, _ = prepare(index, pages)
     print_pdf(page, PDF)
     info = subprocess.run(["pdfinfo", str(PDF)], capture_output=True, text=True).stdout

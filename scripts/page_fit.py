@@ -1,17 +1,23 @@
-"""Measure what a reader sees at a 1400 px window: clipped formulas and overflowing outputs.
+"""Measure what a reader sees at a 1400 px and an 800 px window: clipped formulas, code
+and outputs that scroll sideways, and how far each figure is scaled down.
 
 Serves the built site (_build/html) on the loopback address, opens one harness page in
-headless Chromium (Debian's package) that loads each chapter in turn in a 1400 x 1000
-iframe, waits for MathJax to typeset it, and lists every display formula and every output
-block whose content is wider than the box that holds it (the reader would have to scroll
-sideways, or the formula is cut).  Prints one line per problem; exit status 1 if any.
+headless Chromium (Debian's package) that loads each chapter in turn in an iframe of each
+window width (1400 x 1000, then 800 x 1000), waits for MathJax to typeset it, and lists
+every display formula, code block (a code cell's input or a code listing in the prose) and
+output block whose content is wider than the box that holds it (the reader would have to
+scroll sideways, or the formula is cut).  It also records every figure's image: its natural
+width and the width it is shown at (tests/test_browser.py turns that into the size its text
+has on screen).  Prints one line per problem and a count per kind and width; exit status 1
+if any.
 
     .venv/bin/python scripts/page_fit.py [PAGE ...]     (default: every page in book/)
 
-Used by tests/test_reader.py (issue 14, part 5).
+Used by tests/test_browser.py (issue 14, part 5; issue 29, parts 2 and 4).
 """
 from __future__ import annotations
 
+import collections
 import functools
 import html as html_lib
 import http.server
@@ -26,15 +32,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
-WIDTH, HEIGHT = 1400, 1000
+WIDTHS, HEIGHT = (1400, 800), 1000
+WIDTH = WIDTHS[0]
+KINDS = ("formula", "code", "output")
 
-# Runs inside the harness: for each page, load it, wait for MathJax, measure, go on.
+# Runs inside the harness: for each width and page, load it, wait for MathJax, measure.
 HARNESS = """<!doctype html><html><body>
-<iframe id="f" style="width:%(w)dpx;height:%(h)dpx;border:0"></iframe>
+<iframe id="f" style="width:1400px;height:%(h)dpx;border:0"></iframe>
 <pre id="report"></pre>
 <script>
-const pages = %(pages)s;
+const pages = %(pages)s, widths = %(widths)s;
 const results = {};
+const first = (pre) => pre.textContent.split('\\n').find(l => l.trim()) || '';
 function measure(doc) {
   const bad = [];
   for (const m of doc.querySelectorAll('mjx-container[display="true"]')) {
@@ -43,22 +52,45 @@ function measure(doc) {
       bad.push(['formula', m.scrollWidth, box.clientWidth,
                 m.textContent.slice(0, 60)]);
   }
-  for (const pre of doc.querySelectorAll('div.cell_output pre')) {
+  // code: a code cell's source, or a code listing in the prose (never an output)
+  let code = 0;
+  for (const pre of doc.querySelectorAll('.bd-article div.highlight pre')) {
+    if (pre.closest('.cell_output, div.output')) continue;
+    code += 1;
     if (pre.scrollWidth > pre.clientWidth + 1)
-      bad.push(['output', pre.scrollWidth, pre.clientWidth, pre.textContent.split('\\n')[0].slice(0, 60)]);
+      bad.push(['code', pre.scrollWidth, pre.clientWidth, first(pre).slice(0, 60)]);
   }
-  return bad;
+  for (const box of doc.querySelectorAll('div.cell_output')) {
+    for (const el of box.querySelectorAll('pre, table, .output')) {
+      if (el.scrollWidth > el.clientWidth + 1 || el.scrollWidth > box.clientWidth + 1) {
+        bad.push(['output', el.scrollWidth, Math.min(el.clientWidth, box.clientWidth),
+                  el.textContent.trim().split('\\n')[0].slice(0, 60)]);
+        break;
+      }
+    }
+  }
+  const images = [];
+  for (const img of doc.querySelectorAll('.bd-article .cell_output img')) {
+    const fig = img.closest('figure');
+    images.push([fig ? fig.id : '', img.naturalWidth, img.getBoundingClientRect().width]);
+  }
+  const article = doc.querySelector('.bd-article');
+  return {bad: bad, images: images, code: code, column: article ? article.clientWidth : 0};
 }
 async function run() {
   const f = document.getElementById('f');
-  for (const p of pages) {
-    await new Promise(res => { f.onload = res; f.src = p; });
-    const w = f.contentWindow;
-    for (let i = 0; i < 200 && !(w.MathJax && w.MathJax.startup && w.MathJax.startup.promise); i++)
-      await new Promise(r => setTimeout(r, 50));
-    if (w.MathJax && w.MathJax.startup) await w.MathJax.startup.promise;
-    await new Promise(r => setTimeout(r, 100));
-    results[p] = measure(f.contentDocument);
+  for (const w of widths) {
+    f.style.width = w + 'px';
+    results[w] = {};
+    for (const p of pages) {
+      await new Promise(res => { f.onload = res; f.src = p + '?w=' + w; });
+      const win = f.contentWindow;
+      for (let i = 0; i < 200 && !(win.MathJax && win.MathJax.startup && win.MathJax.startup.promise); i++)
+        await new Promise(r => setTimeout(r, 50));
+      if (win.MathJax && win.MathJax.startup) await win.MathJax.startup.promise;
+      await new Promise(r => setTimeout(r, 100));
+      results[w][p] = measure(f.contentDocument);
+    }
   }
   document.getElementById('report').textContent = 'RESULT' + JSON.stringify(results) + 'END';
 }
@@ -75,40 +107,134 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def measure(pages: list[str]) -> dict[str, list]:
-    """page name (book/NAME.html) -> list of [kind, content width, box width, what]."""
+def _dump_dom(path: str, setup=None, budget_ms: int = 120000, window: int = max(WIDTHS)) -> str:
+    """Serve the built site, open ``path`` in headless Chromium and return the DOM it ends
+    with; ``setup(path_on_disk)`` may write a page first (removed afterwards)."""
     handler = functools.partial(_QuietHandler, directory=str(HTML))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    written = None
     try:
+        if setup is not None:
+            written = HTML / path.split("?")[0]
+            setup(written)
         with tempfile.TemporaryDirectory() as tmp:
-            (HTML / "_page_fit.html").write_text(
-                HARNESS % {"w": WIDTH, "h": HEIGHT, "pages": json.dumps(pages)})
-            url = f"http://127.0.0.1:{server.server_port}/_page_fit.html"
-            out = subprocess.run(
+            return subprocess.run(
                 [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
-                 f"--user-data-dir={tmp}", f"--window-size={WIDTH + 40},{HEIGHT + 200}",
-                 "--virtual-time-budget=120000", "--dump-dom", url],
-                capture_output=True, text=True, timeout=900).stdout
+                 f"--user-data-dir={tmp}", f"--window-size={window + 40},{HEIGHT + 200}",
+                 f"--virtual-time-budget={budget_ms}", "--dump-dom",
+                 f"http://127.0.0.1:{server.server_port}/{path}"],
+                capture_output=True, text=True, timeout=budget_ms // 100).stdout
     finally:
-        (HTML / "_page_fit.html").unlink(missing_ok=True)
+        if written is not None:
+            written.unlink(missing_ok=True)
         server.shutdown()
+
+
+def measure(pages: list[str], widths=WIDTHS) -> dict[int, dict[str, dict]]:
+    """window width -> page name (book/NAME.html) -> {"bad": [[kind, content width, box
+    width, what], ...], "images": [[figure id, natural width, shown width], ...],
+    "code": how many code blocks, "column": the article's width}, widths in CSS pixels."""
+    harness = HARNESS % {"h": HEIGHT, "pages": json.dumps(pages), "widths": json.dumps(list(widths))}
+    out = _dump_dom("_page_fit.html", lambda path: path.write_text(harness),
+                    budget_ms=120000 * len(widths))
     found = re.search(r'<pre id="report">RESULT(.*?)END</pre>', out, re.S)
     if not found:
         raise RuntimeError("the harness page did not finish: " + out[-500:])
-    return json.loads(html_lib.unescape(found.group(1)))
+    return {int(w): pages for w, pages in json.loads(html_lib.unescape(found.group(1))).items()}
+
+
+def search_summaries(query: str) -> list[str]:
+    """The summaries the site's search page shows for ``query`` (the text under each hit)."""
+    out = _dump_dom(f"search.html?q={query}", budget_ms=60000)
+    return [html_lib.unescape(re.sub(r"<[^>]+>", "", m))
+            for m in re.findall(r'<p class="context"[^>]*>(.*?)</p>', out, re.S)]
+
+
+#: Matplotlib's named font sizes at its default font.size of 10 pt.
+NAMED_SIZES = {"xx-small": 5.79, "x-small": 6.94, "small": 8.33, "medium": 10.0, "large": 12.0,
+               "x-large": 14.4, "xx-large": 17.28, "smaller": 8.33, "larger": 12.0}
+FONT_ARG = re.compile(r"""\b(?:fontsize|labelsize|title_fontsize)\s*=\s*"""
+                      r"""(\d+(?:\.\d+)?|["'][\w-]+["'])|["']size["']\s*:\s*(\d+(?:\.\d+)?)""")
+DEFAULT_FONT_PT = 10.0     # matplotlib's font.size (tick labels, axis labels, legends)
+MIN_SCREEN_PT = 9.0        # the smallest text a figure may show on screen (CSS points)
+
+
+def smallest_font_pt(source: str) -> float:
+    """The smallest text size (points of the figure) a plotting cell asks for: its explicit
+    ``fontsize=``/``labelsize=``/``title_fontsize=``/``{"size": ...}``, or matplotlib's
+    default 10 pt for the rest (tick labels, axis labels)."""
+    sizes = [DEFAULT_FONT_PT]
+    for number, prop in FONT_ARG.findall(source):
+        value = number or prop
+        sizes.append(NAMED_SIZES[value.strip("\"'")] if value[0] in "\"'" else float(value))
+    return min(sizes)
+
+
+def png_width_inches(png: bytes) -> float:
+    """A PNG's width in inches: its pixels over the resolution in its pHYs chunk
+    (matplotlib writes the figure's dpi there); 72 dpi when there is none."""
+    width, pos, dpi = int.from_bytes(png[16:20], "big"), 8, 72.0
+    while pos < len(png):
+        length, kind = int.from_bytes(png[pos:pos + 4], "big"), png[pos + 4:pos + 8]
+        if kind == b"pHYs" and png[pos + 16] == 1:          # unit: metre
+            dpi = int.from_bytes(png[pos + 8:pos + 12], "big") * 0.0254
+        pos += 12 + length
+    return width / dpi
+
+
+def figures(book: Path = ROOT / "book") -> dict[str, dict]:
+    """Figure name (its HTML id) -> {"notebook", "cell", "inches" (the saved image's width),
+    "pixels" (its natural width), "font" (smallest text, figure points)}, for every
+    plotted figure of the book's notebooks."""
+    import base64
+
+    import nbformat
+
+    out = {}
+    for path in sorted(book.glob("*.ipynb")):
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            name = cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("name")
+            pngs = [o["data"]["image/png"] for o in cell.get("outputs", [])
+                    if "image/png" in o.get("data", {})]
+            if cell.cell_type == "code" and name and pngs:
+                png = base64.b64decode(pngs[0])
+                out[name] = {"notebook": path.stem, "cell": i, "inches": png_width_inches(png),
+                             "pixels": int.from_bytes(png[16:20], "big"),
+                             "font": smallest_font_pt(cell.source)}
+    return out
+
+
+def text_on_screen_pt(font_pt: float, inches: float, shown_px: float) -> float:
+    """The size on screen (CSS points, 96 px to the inch) of ``font_pt`` text in a figure
+    ``inches`` wide shown ``shown_px`` CSS pixels wide: the figure is drawn at
+    shown_px / (96 * inches) of its printed size."""
+    return font_pt * shown_px / (96.0 * inches)
+
+
+def counts(found: dict[int, dict[str, dict]]) -> dict[tuple[int, str], int]:
+    """(width, kind) -> how many blocks of that kind are too wide at that width."""
+    out = collections.Counter({(w, kind): 0 for w in found for kind in KINDS})
+    out.update((w, bad[0]) for w, pages in found.items()
+               for page in pages.values() for bad in page["bad"])
+    return dict(out)
 
 
 def main(names: list[str]) -> int:
     pages = [f"book/{n}.html" for n in names] or sorted(
         f"book/{p.name}" for p in (HTML / "book").glob("*.html"))
-    problems = 0
-    for page, bad in measure(pages).items():
-        for kind, content, box, what in bad:
-            problems += 1
-            print(f"{page}: {kind} {content} px in {box} px: {what!r}")
-    print(f"{len(pages)} pages, {problems} problems")
-    return 1 if problems else 0
+    found = measure(pages)
+    for width, by_page in found.items():
+        for page, result in by_page.items():
+            for kind, content, box, what in result["bad"]:
+                print(f"{width} px: {page}: {kind} {content} px in {box} px: {what!r}")
+    tally = counts(found)
+    for width, by_page in found.items():
+        blocks = sum(result["code"] for result in by_page.values())
+        print(f"{width} px: {len(pages)} pages; too wide: "
+              + ", ".join(f"{tally[width, kind]} {kind}" for kind in KINDS)
+              + f" (of {blocks} code blocks)")
+    return 1 if any(tally.values()) else 0
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ leave the solutions' code cells in the downloadable notebooks.  This script
 copies the book to OUT (default ``_build/student_src``), deletes everything
 between each ``solution-start`` and its ``solution-end`` (markdown and code
 cells alike), turns execution off (the stored outputs of the remaining cells are
-kept) and leaves a short note where each solution was.  ``./run.sh student``
+kept), leaves a short note where each solution was and rewords what the book says
+about its solutions (``EDITION_TEXT``).  ``./run.sh student``
 then builds OUT.
 
 The graded assignments (``assignments/assignments.yml``) name the book's
@@ -36,6 +37,17 @@ EXERCISE_LABEL = re.compile(r"^(`{3,}|:{3,})\{exercise(?:-start)?\}[^\n]*\n:labe
 NOTE = "*The solution is hidden in the student edition.*"
 GRADED_NOTE = "*This exercise is graded in the assignment {part}: its solution is not in the student edition.*"
 # never copied: build output, environments, and the assignments' solutions and hidden tests
+#: What the book says about its solutions, and what each edition says instead: notebook ->
+#: [(the book's words, without solutions, with the practice solutions kept)].  The book's
+#: words must be found (a reworded sentence fails the script and tests/test_student_edition.py
+#: rather than telling students of dropdowns they do not have).
+EDITION_TEXT = {
+    "intro.ipynb": [(
+        "exercises whose solutions are hidden in dropdowns (and run as code)",
+        "exercises (this student edition leaves out their solutions)",
+        "exercises whose solutions are hidden in dropdowns (and run as code), except those of "
+        "the graded assignments, which this student edition leaves out")],
+}
 IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache",
                                 "assignments")
 
@@ -104,6 +116,22 @@ def strip_solutions(nb, graded: dict[str, str] | None = None, *, practice: bool 
     return removed
 
 
+def reword(nb, name: str, *, practice: bool = False) -> int:
+    """Replace in ``nb`` (the notebook ``name``) what the book says about its solutions with
+    what the student edition says (``EDITION_TEXT``); return how many sentences changed.
+    Raises ValueError when a sentence to replace is not in the notebook."""
+    changed = 0
+    for book_words, without, with_practice in EDITION_TEXT.get(name, []):
+        cells = [c for c in nb.cells if c.cell_type == "markdown" and book_words in c.source]
+        if not cells:
+            raise ValueError(f"{name} no longer says {book_words!r}: update EDITION_TEXT in "
+                             "scripts/student_edition.py to what the book says now")
+        for cell in cells:
+            cell.source = cell.source.replace(book_words, with_practice if practice else without)
+            changed += 1
+    return changed
+
+
 def main(out: Path, *, practice: bool = False) -> None:
     graded = graded_exercises()
     unknown = sorted(set(graded) - exercise_labels())
@@ -117,6 +145,7 @@ def main(out: Path, *, practice: bool = False) -> None:
     for path in sorted((out / "book").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         total += strip_solutions(nb, graded, practice=practice)
+        reword(nb, path.name, practice=practice)
         nbformat.write(nb, path)
     # the assignments' student notebooks (no solutions), which the page "Run a chapter yourself"
     # offers, built here from the masters, which stay out of the copy; with the manifest

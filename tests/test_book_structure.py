@@ -221,6 +221,32 @@ def test_exercise_rule_tells_kinds_apart():
     assert found["ex-b"]["code"] and found["ex-b"]["title"] == "B"
 
 
+# Every exercise's title says its difficulty and its kind, the kind from its solution as above:
+# "★★ Title (pencil)" when the answer is a derivation only, "★★ Title (code)" when the
+# solution runs code (a reader sees before opening it whether a computer is needed).
+TITLE = re.compile(r"(★{1,3}) \S.* \((pencil|code)\)")
+
+
+@pytest.mark.parametrize("path", sorted(BOOK.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_exercise_titles_say_stars_and_kind(path):
+    problems = []
+    for label, ex in _exercises(path).items():
+        title = TITLE.fullmatch(ex["title"])
+        if not title:
+            problems.append(f"{label}: title '{ex['title']}' is not '★.. Title (pencil|code)'")
+        elif (title.group(2) == "code") != ex["code"]:
+            problems.append(f"{label}: titled ({title.group(2)}) but its solution "
+                            f"{'runs' if ex['code'] else 'has no'} code")
+    assert not problems, "\n".join(problems)
+
+
+def test_exercise_title_rule_can_fail():
+    assert TITLE.fullmatch("★★ Small k (pencil)") and TITLE.fullmatch("★ A (code)")
+    for bad in ("★★ Small k, by hand", "Ten times the data (★★)", "★★★★ A (code)",
+                "★ A (pencil and paper)", "(code)"):
+        assert not TITLE.fullmatch(bad), bad
+
+
 @pytest.mark.parametrize("name", _teaching_chapters())
 def test_teaching_chapters_have_starred_mixed_exercises(name):
     found = _exercises(BOOK / f"{name}.ipynb")

@@ -1,10 +1,22 @@
-"""Pages that fit, measured in a real browser (issue 14, part 5).
+"""Pages that fit, measured in a real browser (issue 14, part 5; issue 29, parts 2, 4 and 6).
 
-Every page of the built site is opened at a 1400 px window in headless Chromium
-(scripts/page_fit.py); no display formula may be wider than its column (cut or scrolled
-sideways) and no output block wider than its box.  Needs the built book and Debian's
-chromium, and costs about a minute of CPU, so it runs from ``./run.sh test-install`` (the
-slow reader checks, DPMARKOV_TEST_INSTALL=1), which installs chromium when it is missing.
+Every page of the built site is opened at a 1400 px and an 800 px window in headless
+Chromium (scripts/page_fit.py):
+
+- no display formula may be wider than its column (cut or scrolled sideways), and no
+  output block wider than its box;
+- code blocks (code cells and listings) that scroll sideways are counted: the book's code
+  is not yet formatted to the column (issue 29, part 2, a formatter run over every
+  notebook), so the count may not grow past today's (``WIDE_CODE_TODAY``) and the test
+  reports it as an expected failure until it is zero;
+- the text of every figure is at least 9 pt on screen: its smallest font (figure points,
+  from the plotting cell) times the scale it is shown at (the width the browser gives the
+  image over the figure's width in inches at 96 px to the inch);
+- the search page's summaries show formulas as text, never as raw TeX.
+
+Needs the built book and Debian's chromium, and costs a few minutes of CPU, so it runs from
+``./run.sh test-install`` (the slow reader checks, DPMARKOV_TEST_INSTALL=1), which installs
+chromium when it is missing.
 """
 from __future__ import annotations
 
@@ -23,27 +35,97 @@ _spec = importlib.util.spec_from_file_location("page_fit", ROOT / "scripts" / "p
 page_fit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(page_fit)
 
+#: Code blocks that scroll sideways, per window width, measured on 3 December 2026 (issue
+#: 29, part 2: lines of up to 134 characters).  The count may only go down; when the
+#: notebooks are formatted to the column it is 0 and the test passes.
+WIDE_CODE_TODAY = {1400: 282, 800: 315}
 
-def test_no_formula_or_output_wider_than_its_column():
+
+@pytest.fixture(scope="module")
+def found():
     assert (ROOT / "_build" / "html" / "index.html").is_file(), "build the book first"
     assert page_fit.chromium(), "Debian's chromium is needed (./run.sh test-install installs it)"
     pages = sorted(f"book/{p.name}" for p in (ROOT / "_build" / "html" / "book").glob("*.html"))
     assert len(pages) >= 29
-    found = page_fit.measure(pages)
-    assert set(found) == set(pages), "the harness did not measure every page"
-    problems = [f"{page}: {kind} {w} px in {box} px: {what}"
-                for page, bad in found.items() for kind, w, box, what in bad]
+    result = page_fit.measure(pages)
+    assert set(result) == set(page_fit.WIDTHS)
+    for width, by_page in result.items():
+        assert set(by_page) == set(pages), f"the harness did not measure every page at {width} px"
+    return result
+
+
+def test_no_formula_or_output_wider_than_its_column(found):
+    problems = [f"{width} px: {page}: {kind} {w} px in {box} px: {what}"
+                for width, by_page in found.items() for page, result in by_page.items()
+                for kind, w, box, what in result["bad"] if kind in ("formula", "output")]
     assert not problems, "\n".join(problems)
 
 
-def test_the_measurement_sees_a_wide_formula(tmp_path):
-    # the check must be able to fail: a page with a formula far wider than any column
+def test_code_blocks_that_scroll_sideways_do_not_grow(found):
+    tally = page_fit.counts(found)
+    wide = {width: tally[width, "code"] for width in found}
+    blocks = {width: sum(r["code"] for r in by_page.values()) for width, by_page in found.items()}
+    report = ", ".join(f"{wide[w]} of {blocks[w]} code blocks at {w} px" for w in sorted(wide))
+    lines = [f"{width} px: {page}: {w} px in {box} px: {what}"
+             for width, by_page in found.items() for page, result in by_page.items()
+             for kind, w, box, what in result["bad"] if kind == "code"]
+    grown = {w: n for w, n in wide.items() if n > WIDE_CODE_TODAY[w]}
+    assert not grown, (f"more code scrolls sideways than before ({report}; at most "
+                       f"{WIDE_CODE_TODAY}):\n" + "\n".join(lines))
+    if any(wide.values()):
+        pytest.xfail(f"code not yet formatted to the column (issue 29, part 2): {report} "
+                     f"scroll sideways; WIDE_CODE_TODAY = {WIDE_CODE_TODAY} may come down to "
+                     f"{wide}")
+
+
+def test_figure_text_is_at_least_9_pt_on_screen(found):
+    figures = page_fit.figures()
+    small, seen = [], set()
+    for width, by_page in found.items():
+        for page, result in by_page.items():
+            for name, natural, shown in result["images"]:
+                assert name in figures, f"{page}: an image outside a named figure ({name!r})"
+                fig = figures[name]
+                assert natural == fig["pixels"], f"{name}: the page shows another image"
+                seen.add(name)
+                pt = page_fit.text_on_screen_pt(fig["font"], fig["inches"], shown)
+                if pt < page_fit.MIN_SCREEN_PT:
+                    small.append(f"{width} px: {fig['notebook']} cell {fig['cell']} ({name}): "
+                                 f"{fig['font']:g} pt text in a {fig['inches']:.2f} in figure "
+                                 f"shown {shown:.0f} px wide reads {pt:.1f} pt")
+    assert seen == set(figures), f"figures not found on the pages: {set(figures) - seen}"
+    assert not small, f"{len(small)} figure texts below 9 pt on screen:\n" + "\n".join(small)
+
+
+def test_search_summaries_show_no_raw_tex():
+    summaries = page_fit.search_summaries("epsilon")
+    assert len(summaries) >= 10, "the search page showed (almost) no results"
+    raw = [s[:120] for s in summaries if "\\(" in s or "\\[" in s or "\\epsilon" in s]
+    assert not raw, "\n".join(raw)
+    assert any("ε" in s for s in summaries)
+
+
+def test_the_measurement_sees_wide_formulas_and_code():
+    # the check must be able to fail: a page with a formula and a code line far wider than
+    # any column
     html = page_fit.HTML / "book" / "_fit_probe.html"
     source = (page_fit.HTML / "book" / "notation.html").read_text()
     wide = " + ".join(f"x_{{{i}}}" for i in range(200))
-    html.write_text(source.replace("</article>", f"<p>$$ {wide} $$</p></article>", 1))
+    code = '<div class="highlight"><pre>' + "x = 1 + " * 60 + "1</pre></div>"
+    html.write_text(source.replace("</article>", f"<p>$$ {wide} $$</p>{code}</article>", 1))
     try:
-        bad = page_fit.measure(["book/_fit_probe.html"])["book/_fit_probe.html"]
+        found = page_fit.measure(["book/_fit_probe.html"])
     finally:
         html.unlink()
-    assert any(kind == "formula" and w > box for kind, w, box, _ in bad), bad
+    for width in page_fit.WIDTHS:
+        bad = found[width]["book/_fit_probe.html"]["bad"]
+        assert any(kind == "formula" and w > box for kind, w, box, _ in bad), bad
+        assert any(kind == "code" and w > box for kind, w, box, _ in bad), bad
+
+
+def test_small_figure_text_is_seen():
+    # 9 pt text in a 10.9 in figure shown 756 px wide (the column at 1400 px) reads 6.5 pt
+    assert round(page_fit.text_on_screen_pt(9, 10.9, 756), 1) == 6.5
+    assert page_fit.text_on_screen_pt(9, 7.3, 705) >= page_fit.MIN_SCREEN_PT
+    assert page_fit.smallest_font_pt('ax.legend(fontsize=9)\nax.text(0, 0, "a", fontsize="small")') == 8.33
+    assert page_fit.smallest_font_pt("plt.plot(x)") == page_fit.DEFAULT_FONT_PT

@@ -1,7 +1,8 @@
 """Pages that fit (issue 14, part 5), checked on the committed notebooks.
 
 What a reader sees at a 1400 px window: every figure has a number, a caption and an alt
-text (cell metadata read by MyST-NB); legends are at least 9 pt; no printed output line is
+text (cell metadata read by MyST-NB); legends are at least 9 pt, and every figure's text is
+at least 9 pt on screen at a 1400 px and an 800 px window (issue 29, part 4); no printed output line is
 wider than the 80 characters a code block shows without sideways scrolling; no chapter title
 holds a formula (it would show as raw TeX in the sidebar, the browser tab and the PDF
 contents).  Each test names the notebook and cell that break the rule.
@@ -11,10 +12,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import importlib.util
+
 import nbformat
 import pytest
 
-BOOK = Path(__file__).resolve().parents[1] / "book"
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+_spec = importlib.util.spec_from_file_location("page_fit", ROOT / "scripts" / "page_fit.py")
+page_fit = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(page_fit)
+#: The widest an image is shown (CSS px) at each window width, measured by scripts/page_fit.py
+#: (tests/test_browser.py checks the figures at the widths the browser really gives them).
+COLUMN_PX = {1400: 756, 800: 705}
 NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
 WIDTH = 80
 
@@ -51,6 +61,22 @@ def test_legends_are_legible(path):
     for i, cell in _code_cells(path):
         m = small.search(cell.source)
         assert not m, f"{path.stem} cell {i}: legend at {m.group(1)} pt (at least 9)"
+
+
+def test_figure_text_is_at_least_9_pt_on_screen():
+    # a figure wider than the column is scaled down, and its text with it: its smallest font
+    # (figure points) times the scale it is shown at (shown width over its width in inches
+    # at 96 px to the inch) must stay at least 9 pt at both window widths
+    small = []
+    for name, fig in page_fit.figures(BOOK).items():
+        for window, column in COLUMN_PX.items():
+            shown = min(fig["pixels"], column)
+            pt = page_fit.text_on_screen_pt(fig["font"], fig["inches"], shown)
+            if pt < page_fit.MIN_SCREEN_PT:
+                small.append(f"{fig['notebook']} cell {fig['cell']} ({name}) at {window} px: "
+                             f"{fig['font']:g} pt in {fig['inches']:.2f} in reads {pt:.1f} pt")
+    assert len(page_fit.figures(BOOK)) >= 40
+    assert not small, "\n".join(small)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -3,6 +3,7 @@ import importlib.util
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,3 +71,21 @@ def test_assignments_grade_only_exercises_the_book_defines():
 def test_student_copy_leaves_out_the_assignment_masters():
     ignored = student.IGNORE(str(ROOT), ["assignments", "book", "_build", ".venv", "scripts"])
     assert {"assignments", "_build", ".venv"} <= ignored and not {"book", "scripts"} & ignored
+
+
+def test_the_student_introduction_does_not_promise_solutions_in_dropdowns():
+    nb = nbformat.read(ROOT / "book" / "intro.ipynb", as_version=4)
+    student.strip_solutions(nb)
+    assert student.reword(nb, "intro.ipynb") == 1
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "dropdown" not in text and "leaves out their solutions" in text
+    practice = nbformat.read(ROOT / "book" / "intro.ipynb", as_version=4)
+    student.reword(practice, "intro.ipynb", practice=True)
+    assert "except those of the graded assignments" in "\n".join(c.source for c in practice.cells)
+
+
+def test_rewording_fails_loudly_when_the_book_changed_its_words():
+    nb = new_notebook(cells=[new_markdown_cell("Solutions are somewhere else now.")])
+    with pytest.raises(ValueError, match="EDITION_TEXT"):
+        student.reword(nb, "intro.ipynb")
+    assert student.reword(nb, "other.ipynb") == 0
