@@ -95,7 +95,7 @@ def _whole_zone_ids(name: str, value, holder: str) -> np.ndarray:
 
 def _trips(name: str, value, size: int) -> np.ndarray:
     """Trips per entry (``size`` of them) as floats: finite whole numbers in [0, 2**53]."""
-    w = _checks._real_float_array(name, value).ravel()
+    w = _checks.real_float_array(name, value).ravel()
     if w.size != size:
         raise ValueError(f"{name} has {w.size} entries for {size} trips")
     if np.any(~np.isfinite(w)) or np.any(w < 0) or np.any(w != np.round(w)):
