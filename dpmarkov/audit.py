@@ -105,7 +105,7 @@ class AuditResult:
 
     def refutes(self, claimed_delta: float) -> bool:
         """True when the lower confidence bound exceeds ``claimed_delta``."""
-        return self.lower_bound > float(_checks.as_float_array("claimed_delta", claimed_delta))
+        return self.lower_bound > _checks.scalar("claimed_delta", claimed_delta)
 
 
 @_checks.public
