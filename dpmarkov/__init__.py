@@ -15,6 +15,12 @@ Private Data-Driven Markov Chain Modeling" (arXiv 2602.22443).  One module per i
   and the Dirichlet mechanism calibrated to a target (epsilon, delta) (Section 1)
 - ``verify``: high-precision and symbolic twins used by the tests and the book
 
+Internal modules (not exported; their names without a leading underscore are the interface
+the modules above share): ``_checks`` (the input policy and the ``public`` boundary),
+``_numerics`` (certified increments of log Gamma with error bounds, outward rounding,
+safe-side roots, Beta tails in logs) and ``_pairs`` (adjacent count vectors, the
+hockey-stick divergence of one pair, the exact search for the worst pair).
+
 Seeded randomness (``rng=0``) is for teaching and testing; a real release uses
 the default ``rng=None`` (fresh OS entropy).
 """
@@ -41,7 +47,8 @@ from .privacy import (bound_name, delta, epsilon, epsilon_paper, epsilon_star, e
                       k_for_epsilon,
                       k_for_epsilon_paper, k_min, min_count, worst_counts)
 from .renyi import rdp_epsilon, rdp_pairs, rdp_to_dp, renyi_divergence
-from .profile import epsilon_for_delta, hockey_stick, privacy_profile, profile_pairs
+from .profile import (epsilon_for_delta, hockey_stick, pair_profile, privacy_profile, profile_pairs,
+                      two_category_search)
 from .simplex import check_assumption_3, count_vector, in_bordered_simplex, in_simplex
 
 __version__ = "0.1.0"
@@ -58,7 +65,7 @@ __all__ = [
     # privacy part: exact worst case, exact delta, tight privacy profile
     "adjacent_indices", "epsilon_corrected", "epsilon_exact", "epsilon_for_delta",
     "exit_probability_exact", "hockey_stick", "loss_data_term", "privacy_loss",
-    "privacy_profile", "profile_pairs", "worst_pair",
+    "privacy_profile", "profile_pairs", "worst_pair", "pair_profile", "two_category_search",
     # Markov chains: Algorithm 2, Lemma 1, Theorems 3-5
     "ChainPrivacy", "chain_privacy", "check_support", "check_counts", "check_feasible_observed",
     "check_irreducible", "check_stochastic", "compose_parallel", "dobrushin_coefficient",

@@ -57,14 +57,14 @@ def show(value) -> str:
     return _short.repr(value)
 
 
-def _first_bad(values: np.ndarray, bad: np.ndarray):
+def first_bad(values: np.ndarray, bad: np.ndarray):
     """The first offending entry of ``values`` where the mask ``bad`` is true."""
     value = np.broadcast_to(values, np.shape(bad))[bad].flat[0]
     return value.item() if hasattr(value, "item") else value
 
 
 # ------------------------------------------------------------------ numbers and arrays
-def _real_float_array(name: str, value) -> np.ndarray:
+def real_float_array(name: str, value) -> np.ndarray:
     """``value`` as a float array, refusing everything that is not a real number."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name}={value!r} is a bool: a number is meant here")
@@ -114,9 +114,9 @@ def _real_float_array(name: str, value) -> np.ndarray:
 
 def as_float_array(name: str, value) -> np.ndarray:
     """``value`` as a float array of real, finite numbers (see the module docstring)."""
-    arr = _real_float_array(name, value)
+    arr = real_float_array(name, value)
     if arr.size and not np.isfinite(arr).all():
-        bad = _first_bad(arr, ~np.isfinite(arr))
+        bad = first_bad(arr, ~np.isfinite(arr))
         raise ValueError(f"{name} contains {bad!r}: every entry must be finite")
     if arr.size > MAX_ELEMENTS:
         raise ValueError(f"{name} has {arr.size} entries: at most {MAX_ELEMENTS} are handled")
@@ -153,7 +153,7 @@ def positive(name: str, value) -> np.ndarray:
     arr = as_float_array(name, value)
     bad = arr <= 0
     if bad.any():
-        raise ValueError(f"{name}={_first_bad(arr, bad)!r} must be > 0")
+        raise ValueError(f"{name}={first_bad(arr, bad)!r} must be > 0")
     return arr
 
 
@@ -161,8 +161,8 @@ def at_least_tiny(name: str, value: np.ndarray, derived: np.ndarray, what: str) 
     """Refuse a ``value`` whose ``derived`` parameters fall below the smallest normal double."""
     bad = derived < TINY
     if bad.any():
-        raise ValueError(f"{name}={_first_bad(np.broadcast_to(value, bad.shape), bad)!r} gives "
-                         f"{what}={_first_bad(derived, bad)!r}, below the smallest normal double "
+        raise ValueError(f"{name}={first_bad(np.broadcast_to(value, bad.shape), bad)!r} gives "
+                         f"{what}={first_bad(derived, bad)!r}, below the smallest normal double "
                          f"{TINY:.3g}: too small to compute with")
 
 
@@ -171,10 +171,10 @@ def integer_at_least(name: str, value, lowest: int) -> np.ndarray:
     arr = as_float_array(name, value)
     bad = arr != np.rint(arr)
     if bad.any():
-        raise ValueError(f"{name}={_first_bad(arr, bad)!r} must be a whole number")
+        raise ValueError(f"{name}={first_bad(arr, bad)!r} must be a whole number")
     bad = arr < lowest
     if bad.any():
-        raise ValueError(f"{name}={_first_bad(arr, bad)!r} must be >= {lowest}")
+        raise ValueError(f"{name}={first_bad(arr, bad)!r} must be >= {lowest}")
     return arr
 
 
@@ -274,11 +274,11 @@ def counts_array(name: str, counts, *, min_categories: int = 2) -> np.ndarray:
             f"{name} has {arr.shape[-1]} categories: at least {min_categories} are needed")
     bad = arr < 0
     if np.any(bad):
-        raise ValueError(f"{name} contains {_first_bad(arr, bad)!r}: counts must be >= 0")
+        raise ValueError(f"{name} contains {first_bad(arr, bad)!r}: counts must be >= 0")
     bad = arr != np.rint(arr)
     if np.any(bad):
         raise ValueError(
-            f"{name} contains {_first_bad(arr, bad)!r}: counts must be whole numbers")
+            f"{name} contains {first_bad(arr, bad)!r}: counts must be whole numbers")
     if arr.size == 0:
         raise ValueError(f"{name} has shape {arr.shape}: there is no count vector in it")
     with np.errstate(over="ignore"):              # an overflowing total is still > 0
@@ -305,7 +305,7 @@ def eta_ok(eta) -> np.ndarray:
     arr = as_float_array("eta", eta)
     bad = (arr <= 0) | (arr >= 0.25)
     if bad.any():
-        raise ValueError(f"eta={_first_bad(arr, bad)!r} must satisfy 0 < eta < 1/4 (Assumption 3)")
+        raise ValueError(f"eta={first_bad(arr, bad)!r} must satisfy 0 < eta < 1/4 (Assumption 3)")
     return arr
 
 
@@ -314,8 +314,8 @@ def k_meets_assumption_4(k: np.ndarray, eta: np.ndarray) -> None:
     k_min = 1.5 / eta
     bad = k < k_min * (1 - REL_SLACK)
     if bad.any():
-        kb = _first_bad(np.asarray(k), bad)
-        mb = _first_bad(np.asarray(k_min), bad)
+        kb = first_bad(np.asarray(k), bad)
+        mb = first_bad(np.asarray(k_min), bad)
         raise ValueError(f"k={kb!r} is below 3/(2*eta)={mb:.6g} (Assumption 4)")
 
 
@@ -331,12 +331,12 @@ def gamma_ok(gamma, n: np.ndarray) -> np.ndarray:
     bad = g > upper
     if bad.any():
         raise ValueError(
-            f"gamma={_first_bad(g, bad)!r} exceeds 1/(n-1)={_first_bad(upper, bad):.6g} "
+            f"gamma={first_bad(g, bad)!r} exceeds 1/(n-1)={first_bad(upper, bad):.6g} "
             "(Assumption 2)")
     bad = g >= 1.0 / n
     if bad.any():
         raise ValueError(
-            f"gamma={_first_bad(g, bad)!r} is >= 1/n={_first_bad(1.0 / n, bad):.6g}: "
+            f"gamma={first_bad(g, bad)!r} is >= 1/n={first_bad(1.0 / n, bad):.6g}: "
             "then Omega_1 = {x : every x_i >= gamma} has probability 0 and delta = 1 "
             "(Assumption 2 as printed allows it; the book requires gamma < 1/n)")
     return g
@@ -367,9 +367,46 @@ def design_ok(eta: np.ndarray, N: np.ndarray, n: np.ndarray) -> None:
     bad = n * smallest > N
     if bad.any():
         raise ValueError(
-            f"no count vector of N={_first_bad(N, bad):.0f} records in n={_first_bad(n, bad):.0f} "
-            f"categories has every count >= eta*N with eta={_first_bad(eta, bad)!r} "
+            f"no count vector of N={first_bad(N, bad):.0f} records in n={first_bad(n, bad):.0f} "
+            f"categories has every count >= eta*N with eta={first_bad(eta, bad)!r} "
             "(Assumption 3 cannot hold)")
+
+
+def finite_result(name, out, k):
+    """A privacy number that exceeds the float range is an error naming k, never inf or NaN."""
+    out = np.asarray(out, float)
+    if not np.isfinite(out).all():
+        bad = ~np.isfinite(out)
+        raise ValueError(
+            f"k={first_bad(np.asarray(k, float), bad)!r} gives {name} beyond the "
+            "largest float (1.8e308): no release can use it; choose a smaller k")
+    return out if out.ndim else float(out)
+
+
+def k_scale_ok(k, N, where=True):
+    """k/N (the step h of every increment) must be a normal float: subnormal k is rejected.
+
+    Checked where ``where`` holds.
+    """
+    bad = (np.asarray(k, float) / np.asarray(N, float) < np.finfo(float).tiny) & where
+    if np.any(bad):
+        raise ValueError(
+            f"k={first_bad(np.asarray(k, float), bad)!r} is so small that "
+            f"k/N={first_bad(np.asarray(k / N, float), bad)!r} underflows below the "
+            "smallest normal float (2.2e-308): the privacy loss cannot be evaluated there")
+
+
+def theorem1_design(k, eta, N, n, gamma, *, assumption_4=True):
+    """Validate and broadcast (k, eta, N, n, gamma) against Assumptions 2-4 (4 optional)."""
+    k = positive("k", k)
+    eta = eta_ok(eta)
+    N = integer_at_least("N", N, 2)
+    n = integer_at_least("n", n, 2)
+    gamma = gamma_ok(gamma, n)
+    design_ok(eta, N, n)
+    if assumption_4:
+        k_meets_assumption_4(k, eta)
+    return k, eta, N, n, gamma
 
 
 # ------------------------------------------------------------------ the boundary

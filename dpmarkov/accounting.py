@@ -32,8 +32,8 @@ from scipy.special import betaln, logit
 
 from . import _checks
 from .loss import loss_data_term
-from .profile import _log_lower_tail
-from .renyi import _design as _rdp_design
+from ._numerics import log_lower_tail
+from ._pairs import rdp_design
 from .renyi import rdp_epsilon
 
 
@@ -49,7 +49,7 @@ class DirichletDpEvent(dp_event.DpEvent):
 
 def _event_design(k, N, n, min_count):
     """The event's parameters, checked; n >= 3 (the dominating pair is proved for n >= 3)."""
-    k, N, n, m = _rdp_design(k, N, n, min_count)
+    k, N, n, m = rdp_design(k, N, n, min_count)
     if n < 3:
         raise ValueError(f"n={n}: the privacy loss distribution needs n >= 3 categories, where "
                          "one adjacent pair dominates all others (book: Many releases); for n = 2 "
@@ -106,8 +106,8 @@ def privacy_loss_distribution(k, N, n, min_count, *, discretization=1e-3, tail_m
     grid = np.arange(k_lo, k_hi + 1) * step
     # both tails in logarithms: expit((t - D)/h) underflows for t - D > 745 h, yet its
     # Beta tail I_z(a, b) ~ z^a / (a B(a, b)) is far from 0 when a is small
-    cdf = np.exp(_log_lower_tail(a_j, a_i, -np.logaddexp(0.0, (data - grid) / h)))   # F(t)
-    sf = np.exp(_log_lower_tail(a_i, a_j, -np.logaddexp(0.0, (grid - data) / h)))    # 1 - F(t)
+    cdf = np.exp(log_lower_tail(a_j, a_i, -np.logaddexp(0.0, (data - grid) / h)))   # F(t)
+    sf = np.exp(log_lower_tail(a_i, a_j, -np.logaddexp(0.0, (grid - data) / h)))    # 1 - F(t)
     # mass of (t_{k-1}, t_k]: difference of the smaller of F and 1 - F, for accuracy
     use_cdf = cdf[1:] <= 0.5
     mass = np.maximum(np.where(use_cdf, cdf[1:] - cdf[:-1], sf[:-1] - sf[1:]), 0.0)

@@ -18,18 +18,14 @@ import numpy as np
 from scipy.special import betainc, betaincc, digamma, gammaln, xlogy
 
 from . import _checks
+from ._numerics import LGAMMA_SERIES, SERIES_FROM, root_on_safe_side
 
-_SERIES_FROM = 10.0
 #: k_for_kl searches log k in this range (k from about 1e-290 to 1e290).
 _LOG_K_LOW, _LOG_K_HIGH = -668.0, 668.0
 # psi(x) - log x = -1/(2x) - sum_j B_2j / (2j x^2j)
 _PSI_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
-# log Gamma(x) - Stirling = sum_j B_2j / (2j (2j - 1) x^(2j - 1))
-_LGAMMA_SERIES = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
-
-
 def _series(x, coefficients, first_power):
-    """sum_j c_j / x^(first_power + 2 j) for x >= _SERIES_FROM (Horner in 1/x^2)."""
+    """sum_j c_j / x^(first_power + 2 j) for x >= SERIES_FROM (Horner in 1/x^2)."""
     inv = 1.0 / x
     inv2 = inv * inv          # 1/x^2 without forming x^2 (no overflow for huge x)
     # Horner in place (no temporaries on large stacks); the first step 0 * inv2 + c is c
@@ -41,13 +37,13 @@ def _series(x, coefficients, first_power):
 
 
 def _by_size(x, series, direct):
-    """series(x) where x >= _SERIES_FROM, direct(x) elsewhere (x as a float array).
+    """series(x) where x >= SERIES_FROM, direct(x) elsewhere (x as a float array).
 
     Each formula is evaluated only on the entries it serves; both are elementwise, so the
     numbers are those of evaluating both everywhere and choosing.
     """
     x = np.asarray(x, dtype=float)
-    big = x >= _SERIES_FROM
+    big = x >= SERIES_FROM
     out = np.empty(x.shape)
     out[big] = series(x[big])
     small = ~big
@@ -63,7 +59,7 @@ def _psi_minus_log(x):
 
 def _lgamma_remainder(x):
     """R(x) = log Gamma(x) - [(x - 1/2) log x - x + log(2 pi)/2] for x > 0."""
-    return _by_size(x, lambda xb: _series(xb, _LGAMMA_SERIES, 1),
+    return _by_size(x, lambda xb: _series(xb, LGAMMA_SERIES, 1),
                     lambda xs: gammaln(xs) - ((xs - 0.5) * np.log(xs) - xs
                                               + 0.5 * np.log(2 * np.pi)))
 
@@ -101,8 +97,8 @@ def _records(N, n):
     n = _checks.integer_at_least("n", n, 2)
     bad = N < n
     if np.any(bad):
-        raise ValueError(f"N={float(_checks._first_bad(N, bad))!r} is below n="
-                         f"{float(_checks._first_bad(n, bad))!r}: every category needs at "
+        raise ValueError(f"N={float(_checks.first_bad(N, bad))!r} is below n="
+                         f"{float(_checks.first_bad(n, bad))!r}: every category needs at "
                          "least one record (a zero count leaves Dir(k*C) undefined)")
     return N, n
 
@@ -129,7 +125,7 @@ def _eq8(k, C, weights=None):
                  + (n - 1) / kt + np.sum(w * xlogy(C, C), axis=-1))
     out = np.where(tiny, small, regular)
     if not np.all(np.isfinite(out)):
-        bad = _checks._first_bad(np.broadcast_to(k, out.shape), ~np.isfinite(out))
+        bad = _checks.first_bad(np.broadcast_to(k, out.shape), ~np.isfinite(out))
         raise ValueError(f"k={bad!r} is so small that E[KL] ~ (n-1)/k exceeds the largest "
                          "double (1.8e308)")
     return out
@@ -218,7 +214,6 @@ def k_for_kl(target, N, n, *, eta=None):
     >= 3/(2*eta) (Assumption 4); an empty interval means the two goals conflict.
     Broadcasts over all arguments.
     """
-    from ._roots import root_on_safe_side
     target = _checks.positive("target", target)
     N, n = _records(N, n)
     if eta is None:
@@ -392,11 +387,11 @@ def _distribution(name: str, p) -> np.ndarray:
     arr = _checks.array(name, p)
     bad = arr < 0
     if np.any(bad):
-        raise ValueError(f"{name} contains {_checks._first_bad(arr, bad)!r}: probabilities "
+        raise ValueError(f"{name} contains {_checks.first_bad(arr, bad)!r}: probabilities "
                          "are >= 0")
     sums = arr.sum(axis=-1)
     bad = np.abs(sums - 1) > 1e-9
     if np.any(bad):
-        raise ValueError(f"{name} sums to {_checks._first_bad(sums, bad)!r}: a probability "
+        raise ValueError(f"{name} sums to {_checks.first_bad(sums, bad)!r}: a probability "
                          "vector sums to 1")
     return arr

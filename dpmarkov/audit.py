@@ -48,7 +48,7 @@ import numpy as np
 from scipy.special import betainc, betaincc, betainccinv, betaincinv, expit, ndtri
 
 from . import _checks
-from .loss import _adjacent_indices
+from ._pairs import adjacent_indices_named
 from .mechanism import privatize
 
 #: the two orders of the inputs: "c" means P = law of M(c), Q = law of M(c').
@@ -150,7 +150,7 @@ def log_ratio_statistic(counts, counts_adjacent):
     inputs is used, not the mechanism's density.  s = +inf or -inf where one of the
     two coordinates is 0, and s = 0 where both are (no evidence either way).
     """
-    i, j = _adjacent_indices(counts, counts_adjacent, "counts_adjacent")
+    i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
 
     def statistic(x):
         xi, xj = x[..., i], x[..., j]
@@ -559,7 +559,7 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
         raise ValueError(f"result is a set of {'near-atoms' if result.kind == 'atoms' else 'one raw bit'}"
                          ": only threshold sets and exact atoms have a closed form")
     k = float(_checks.positive("k", k))
-    i, j = _adjacent_indices(counts, counts_adjacent, "counts_adjacent")
+    i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
     c = np.asarray(counts, float)
     cp = np.asarray(counts_adjacent, float)
     if result.coordinate is not None and not 0 <= result.coordinate < c.size:

@@ -45,10 +45,8 @@ from math import factorial, gcd
 import numpy as np
 from scipy.special import log_ndtr
 
-from . import _checks, privacy
-from . import profile as _profile
-from .loss import _pairs_exist
-from .mechanism import _generator
+from . import _checks, _pairs, privacy
+from ._numerics import push_upper_end, root_on_safe_side
 
 #: L1 sensitivity of a count vector when one record changes category (N public).
 L1_SENSITIVITY = 2.0
@@ -86,14 +84,6 @@ def _shape(size) -> tuple:
         if s < 0:
             raise ValueError(f"size={size!r} must be non-negative")
     return tuple(int(s) for s in items)
-
-
-def _rng(rng) -> np.random.Generator:
-    """A Generator from ``rng``: None (fresh OS entropy), an int, a SeedSequence or a Generator."""
-    if isinstance(rng, (bool, np.bool_)):
-        raise TypeError(f"rng={rng!r} is a bool: a seed is None, an int, a SeedSequence "
-                        "or a numpy.random.Generator")
-    return _generator(rng)
 
 
 # ------------------------------------------------------------------ post-processing
@@ -185,7 +175,7 @@ def laplace_counts_comparison(counts, epsilon, *, rng=None, size=None) -> np.nda
     c = _checks.counts_array("counts", counts)
     b = laplace_scale(epsilon)
     shape = _shape(size) + c.shape
-    return c + _rng(rng).laplace(0.0, b, size=shape)
+    return c + _checks.generator(rng).laplace(0.0, b, size=shape)
 
 
 @_checks.public
@@ -224,8 +214,8 @@ def numpy_laplace_noise(k, scale) -> np.ndarray:
     differ from the C library in the last bit.  Sums, differences and products are
     IEEE-exact roundings in both, so the replica gives the same doubles on every CPU and
     under any numpy dispatch level (``tests/test_baselines.py`` checks this, also with
-    numpy's SIMD cut to the baseline).  Book: "Baselines at matched privacy" (the
-    floating-point attack).
+    numpy's SIMD cut to the baseline).  Paper: Section 1 (the additive-noise mechanisms it
+    sets aside).  Book: "Baselines at matched privacy" (the floating-point attack).
 
     Parameters
     ----------
@@ -287,11 +277,11 @@ def laplace_float_attack(outputs, count, epsilon):
     b = laplace_scale(epsilon)
     lo = np.ones(y.shape, np.int64)
     hi = np.full(y.shape, 2 ** 53 - 1, np.int64)
-    while np.any(lo < hi):                    # smallest k with fl(c + z(k)) >= y
+    while np.any(open_ := lo < hi):           # smallest k with fl(c + z(k)) >= y
         mid = (lo + hi) // 2
         ge = (c + _laplace_from_draws(mid, b)) >= y
-        hi = np.where(ge, mid, hi)
-        lo = np.where(ge, lo, mid + 1)
+        hi = np.where(open_ & ge, mid, hi)    # a finished bracket (lo = hi) stays put: else
+        lo = np.where(open_ & ~ge, mid + 1, lo)   # lo could pass 2^53 - 1 (log 0)
     return (c + _laplace_from_draws(lo, b)) != y
 
 
@@ -454,7 +444,7 @@ def geometric_counts(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     s, t = discrete_laplace_parameter(epsilon)
     shape = _shape(size) + c.shape
     m = int(np.prod(shape, dtype=np.int64))
-    noise = _discrete_laplace(_rng(rng), s, t, m).reshape(shape)
+    noise = _discrete_laplace(_checks.generator(rng), s, t, m).reshape(shape)
     return c + noise.astype(float)
 
 
@@ -561,7 +551,7 @@ def gaussian_counts_comparison(counts, epsilon, delta, *, rng=None, size=None) -
     c = _checks.counts_array("counts", counts)
     sigma = analytic_gaussian_sigma(epsilon, delta)
     shape = _shape(size) + c.shape
-    return c + _rng(rng).normal(0.0, sigma, size=shape)
+    return c + _checks.generator(rng).normal(0.0, sigma, size=shape)
 
 
 @_checks.public
@@ -628,7 +618,7 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
             i, j = (int(x) for x in np.argwhere(outside)[0])
             raise ValueError(f"counts[{i}, {j}]={c[i, j]:g} lies outside the support: the "
                              "support must contain every observed transition")
-    gen = _rng(rng)
+    gen = _checks.generator(rng)
     shape = _shape(size)
     out = np.zeros(shape + c.shape)
     width = mask.sum(axis=1)
@@ -678,7 +668,7 @@ def _theorem1_cores(eps, eta, N, n):
     g0 = 0.5 / n                          # any gamma < 1/n: (1 - (n-1) g0)/g0 = n + 1
 
     def sound_epsilon(k, g, rows):
-        out = privacy._sound_epsilon(k, eta[rows], N[rows], n[rows], g)
+        out = privacy.sound_epsilon(k, eta[rows], N[rows], n[rows], g)
         if not np.all(np.isfinite(out)):
             bad = k[~np.isfinite(out)][0]
             raise ValueError(f"k={bad!r} gives epsilon beyond the largest float (1.8e308) "
@@ -696,7 +686,7 @@ def _theorem1_cores(eps, eta, N, n):
         return out
 
     def delta_at(k, g, rows):
-        return privacy._delta_union(k, eta[rows], N[rows], n[rows], g)
+        return privacy.delta_union(k, eta[rows], N[rows], n[rows], g)
 
     return sound_epsilon, log_gamma, delta_at
 
@@ -741,7 +731,7 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n, *, on_unreachable="raise"):
                                      n=_checks.integer_at_least("n", n, 2))
     _checks.design_ok(eta_f, N_f, n_f)
     k_lo = np.asarray(privacy.k_min(eta_f), float)
-    privacy._flat_design(k_lo, eta_f, N_f, n_f, 0.5 / n_f)      # what dm.epsilon checks
+    privacy.flat_design(k_lo, eta_f, N_f, n_f, 0.5 / n_f)      # what dm.epsilon checks
     sound_epsilon, log_gamma, delta_at = _theorem1_cores(eps, eta_f, N_f, n_f)
 
     def gap(log_k, rows, lg=None):
@@ -814,10 +804,10 @@ def _tight_profile(eps, k, N, n, m):
     three = n >= 3
     if three.any():
         m3 = m[three]
-        out[three] = _profile._pair_profile(np.array([eps]), m3, m3 + 1.0, k[three],
+        out[three] = _pairs.pair_profile(np.array([eps]), m3, m3 + 1.0, k[three],
                                             N[three])[0]
     for i in np.flatnonzero(~three):
-        out[i] = _profile._profile_one_k(np.array([eps]), float(k[i]), int(N[i]), 2,
+        out[i] = _pairs.profile_one_k(np.array([eps]), float(k[i]), int(N[i]), 2,
                                          int(m[i]))[0]
     return out
 
@@ -856,8 +846,8 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count, *, on_unreachable="raise"
     shape, (N_f, n_f, m_f) = _rows(N=_checks.integer_at_least("N", N, 2),
                                    n=_checks.integer_at_least("n", n, 2),
                                    min_count=_checks.integer_at_least("min_count", min_count, 1))
-    _pairs_exist(N_f, n_f, m_f, "min_count")
-    _profile._two_categories_exact(N_f, n_f)
+    _pairs.pairs_exist(N_f, n_f, m_f, "min_count")
+    _pairs.two_categories_exact(N_f, n_f)
 
     # the target is delta (1 - 1e-12): numpy's exp and log may differ in the last bits
     # between one row and many at once, so the margin keeps the k found for many rows
@@ -895,13 +885,12 @@ def _largest_feasible_log_k(gap, lo, f_lo, hi, step, *, limit=None):
     ``gap(x, rows)`` evaluates the rows ``rows`` (indices into ``lo``) at log k = x;
     ``f_lo`` is gap(lo).  Where gap(hi) <= 0 the bracket moves up by ``step`` (past
     ``limit`` is an error).  Then every row is narrowed at once by the package's
-    bracketing solver (``_roots.root_on_safe_side``: the Illinois method, with bisection
+    bracketing solver (``_numerics.root_on_safe_side``: the Illinois method, with bisection
     where interpolation stalls), keeping gap <= 0 at the lower end and > 0 at the upper
     end, until the bracket is at most 1e-10 wide.  Returns the lower end: on the feasible
     side, never violating the target, and within 1e-10 of the crossing in log k (k
     within a relative 1e-10).  Shared by both calibrations.
     """
-    from ._roots import push_upper_end, root_on_safe_side
     lo, f_lo = np.array(lo, float), np.array(f_lo, float)
     hi = np.array(np.broadcast_to(hi, lo.shape), float)
     lo, f_lo, hi, f_hi = push_upper_end(gap, lo, f_lo, hi, lambda x: x + step, limit=limit)

@@ -54,11 +54,11 @@ def _states(name: str, value, n: int) -> np.ndarray:
         return arr.astype(np.intp).ravel()
     bad = arr != np.round(arr)
     if np.any(bad):
-        raise ValueError(f"{name} contains the non-integer state {_checks._first_bad(arr, bad)!r}: "
+        raise ValueError(f"{name} contains the non-integer state {_checks.first_bad(arr, bad)!r}: "
                          "states are integers 0..n-1")
     bad = (arr < 0) | (arr >= n)
     if np.any(bad):
-        raise ValueError(f"{name} contains state {_checks._first_bad(arr, bad):.0f}: states must "
+        raise ValueError(f"{name} contains state {_checks.first_bad(arr, bad):.0f}: states must "
                          f"lie in 0..{n - 1} (n={n})")
     return arr.astype(np.intp).ravel()
 

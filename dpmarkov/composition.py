@@ -20,7 +20,7 @@ import numpy as np
 from . import _checks
 from .chain import check_counts, check_support, check_support_border
 from .privacy import BOUND_CORRECTED, BOUND_EQ6
-from .privacy import _epsilon_and_delta
+from .privacy import epsilon_and_delta
 from .privacy import delta as _delta
 from .privacy import epsilon as _epsilon
 
@@ -88,10 +88,10 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     args = (k_rows[rows], eta_rows[rows], N[rows], n_rows[rows], gamma_rows[rows])
     try:
         if every:
-            eps, dlt = _epsilon_and_delta(*args)
+            eps, dlt = epsilon_and_delta(*args)
         else:
             eps, dlt = np.zeros(n), np.zeros(n)
-            eps[rows], dlt[rows] = _epsilon_and_delta(*args)
+            eps[rows], dlt[rows] = epsilon_and_delta(*args)
     except ValueError:
         for i in np.arange(n)[rows]:            # name the first row that fails
             try:

@@ -17,8 +17,8 @@ import numpy as np
 
 from . import _checks
 from .mechanism import log_density
-from .privacy import (_design, _exact_loss, _finite, _increment_difference, _k_scale_ok,
-                      _output_term, min_count)
+from ._numerics import exact_loss, increment_difference, output_term
+from ._pairs import adjacent_indices_named, pairs_exist
 
 
 @_checks.public
@@ -28,24 +28,7 @@ def adjacent_indices(counts, counts_prime):
     Raises ``ValueError`` unless the two count vectors have the same length and the
     same total N and differ by one record moved from category j to category i.
     """
-    return _adjacent_indices(counts, counts_prime, "counts_prime")
-
-
-def _adjacent_indices(counts, counts_prime, prime_name):
-    """``adjacent_indices`` with the caller's name for the second vector in its messages
-    (the audit's functions call it ``counts_adjacent``)."""
-    c = _checks.counts_array("counts", counts)
-    cp = _checks.counts_array(prime_name, counts_prime)
-    if c.ndim != 1 or cp.shape != c.shape:
-        raise ValueError(f"counts (shape {c.shape}) and {prime_name} (shape {cp.shape}) must be "
-                         "two count vectors of the same length")
-    diff = cp - c
-    up, down = np.flatnonzero(diff == 1), np.flatnonzero(diff == -1)
-    if len(up) != 1 or len(down) != 1 or np.count_nonzero(diff) != 2:
-        raise ValueError(f"counts={c.tolist()} and {prime_name}={cp.tolist()} are not adjacent: "
-                         "adjacent count vectors differ by one record moving between two "
-                         "categories, N fixed (Definition 3)")
-    return int(up[0]), int(down[0])
+    return adjacent_indices_named(counts, counts_prime, "counts_prime")
 
 
 @_checks.public
@@ -76,46 +59,12 @@ def loss_data_term(c_i, c_j, k, N):
     N = _checks.integer_at_least("N", N, 2)
     bad = c_i + c_j > N
     if np.any(bad):
-        raise ValueError(f"c_i + c_j = {_checks._first_bad(c_i + c_j, bad)!r} exceeds "
-                         f"N={_checks._first_bad(N, bad)!r}")
-    _k_scale_ok(k, N)
+        raise ValueError(f"c_i + c_j = {_checks.first_bad(c_i + c_j, bad)!r} exceeds "
+                         f"N={_checks.first_bad(N, bad)!r}")
+    _checks.k_scale_ok(k, N)
     h = k / N
-    out = _increment_difference(h * c_i, h * (c_j - 1), h)
-    return _finite("the data term", out, k)
-
-
-def _pairs_exist(N, n, m, what, where=True):
-    """Two different count vectors c, c + e_i - e_j with every count >= m exist iff N >= n m + 1.
-
-    Otherwise adjacent databases (Definition 3) still exist, but a record can only be
-    replaced by one in the same category, so every privacy loss is 0.  Checked where
-    ``where`` holds.
-    """
-    bad = (N < n * m + 1) & where
-    if np.any(bad):
-        NN, nn, mm = (_checks._first_bad(np.asarray(v), bad) for v in (N, n, m))
-        raise ValueError(
-            f"N={NN:.0f} < n*{what}+1={nn * mm + 1:.0f} with n={nn:.0f}, {what}={mm:.0f}: "
-            "at most one count vector has every count >= the minimum, so no two adjacent "
-            "databases have different count vectors (Definition 3), every privacy loss is 0 "
-            "and there is nothing to bound")
-
-
-def scalar_pair_design(k, N, n, min_count, broadcasts):
-    """Scalar (k, N, n, min_count) of a worst-pair computation, checked, with adjacent pairs.
-
-    ``broadcasts`` names what the caller broadcasts over, for the message.  Shared by the
-    tight privacy profile and the Renyi DP curve.
-    """
-    k = _checks.positive("k", k)
-    N = _checks.integer_at_least("N", N, 2)
-    n = _checks.integer_at_least("n", n, 2)
-    m = _checks.integer_at_least("min_count", min_count, 1)
-    for name, v in (("k", k), ("N", N), ("n", n), ("min_count", m)):
-        if v.ndim:
-            raise ValueError(f"{name}={v!r} must be a scalar ({broadcasts})")
-    _pairs_exist(N, n, m, "min_count")
-    return float(k), int(N), int(n), int(m)
+    out = increment_difference(h * c_i, h * (c_j - 1), h)
+    return _checks.finite_result("the data term", out, k)
 
 
 @_checks.public
@@ -130,7 +79,7 @@ def worst_pair(N, n, min_count):
     N = int(_checks.integer_at_least("N", N, 2))
     n = _checks.length("n", int(_checks.integer_at_least("n", n, 2)))
     m = int(_checks.integer_at_least("min_count", min_count, 1))
-    _pairs_exist(np.asarray(N), np.asarray(n), np.asarray(m), "min_count")
+    pairs_exist(np.asarray(N), np.asarray(n), np.asarray(m), "min_count")
     big = N - (n - 1) * m
     c = np.array([big - 1, m + 1] + [m] * (n - 2), dtype=float)
     cp = np.array([big, m] + [m] * (n - 2), dtype=float)
@@ -160,9 +109,9 @@ def epsilon_exact(k, N, n, gamma, min_count):
     n = _checks.integer_at_least("n", n, 2)
     gamma = _checks.gamma_ok(gamma, n)
     m = _checks.integer_at_least("min_count", min_count, 1)
-    _pairs_exist(N, n, m, "min_count")
-    _k_scale_ok(k, N)
-    return _finite("epsilon_exact", _exact_loss(k, N, n, gamma, m), k)
+    pairs_exist(N, n, m, "min_count")
+    _checks.k_scale_ok(k, N)
+    return _checks.finite_result("epsilon_exact", exact_loss(k, N, n, gamma, m), k)
 
 
 @_checks.public
@@ -181,11 +130,11 @@ def epsilon_corrected(k, eta, N, n, gamma):
     a whole number.  Needs Assumption 3 feasible with an adjacent pair
     (N >= n ceil(eta N) + 1); Assumption 4 is not needed.  Broadcasts.
     """
-    k, eta, N, n, gamma = _design(k, eta, N, n, gamma, assumption_4=False)
-    _pairs_exist(N, n, min_count(eta, N), "ceil(eta*N)")
-    _k_scale_ok(k, N)
+    k, eta, N, n, gamma = _checks.theorem1_design(k, eta, N, n, gamma, assumption_4=False)
+    pairs_exist(N, n, _checks.min_count(eta, N), "ceil(eta*N)")
+    _checks.k_scale_ok(k, N)
     h = k / N
     top = k * (1 - (n - 1) * eta)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = _increment_difference(top - h, k * eta, h) + _output_term(h, n, gamma)
-    return _finite("epsilon_corrected", out, k)
+        out = increment_difference(top - h, k * eta, h) + output_term(h, n, gamma)
+    return _checks.finite_result("epsilon_corrected", out, k)

@@ -50,9 +50,9 @@ def dirichlet_parameters(counts, k) -> np.ndarray:
                          "broadcast (one k per count vector)") from err
     small = alpha < _checks.TINY
     if np.any(small):
-        kb = _checks._first_bad(np.broadcast_to(k_arr, alpha.shape), small)
+        kb = _checks.first_bad(np.broadcast_to(k_arr, alpha.shape), small)
         raise ValueError(f"k={kb!r} gives a Dirichlet parameter k*C_i="
-                         f"{_checks._first_bad(alpha, small)!r} below the smallest normal double "
+                         f"{_checks.first_bad(alpha, small)!r} below the smallest normal double "
                          f"{_checks.TINY:.3g}: k is too small to compute with")
     return alpha
 

@@ -12,231 +12,13 @@ import numpy as np
 from scipy.special import betainc, betaln
 
 from . import _checks
-from .accuracy import _LGAMMA_SERIES, _SERIES_FROM
-
-
-def lgamma_increment(x, h):
-    """log Gamma(x + h) - log Gamma(x) without cancellation: h * ``lgamma_increment_scaled``.
-
-    A small increment of a huge argument (k = 1e7, h = k/N) keeps its relative accuracy:
-    the difference is formed term by term from Stirling's series, never as the difference
-    of two nearly equal log Gamma values.  For x > 0, x + h > 0; it overflows only when
-    the true value exceeds the float range.
-    """
-    x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = h * lgamma_increment_scaled(x, h)
-    return out if out.ndim else out[()]
-
-
-def _log1p_ratio(t):
-    """log1p(t)/t for t > -1, with its limit 1 at t = 0."""
-    out = np.log1p(t)
-    if t.all():                                   # the usual case: one plain division
-        return np.divide(out, t, out=out)
-    return np.divide(out, t, out=np.ones_like(t), where=t != 0)
-
-
-#: ``lgamma_increment_scaled`` shifts every argument below ``_SERIES_FROM`` up by this much.
-_SHIFT = 10
-#: The offsets i = 0 ... ``_SHIFT`` - 1 of the shifted arguments x + i, as a column.
-_OFFSETS = np.arange(float(_SHIFT))[:, None]
-
-
-def _shift_sum(x, h):
-    """S = sum_{i<10} log1p(h/(x + i)) / h for x > 0, h >= 0 (``_SHIFT`` terms), one log1p.
-
-    prod_{i<10} (1 + h r_i) = 1 + h d, r_i = 1/(x + i), where d_1 = r_0 and
-    d_{i+1} = d_i (1 + h r_i) + r_i (all terms positive), so S = log1p(h d)/(h d) * d.  Where
-    the product overflows (h/x near the float maximum) the logarithms are summed instead.
-    """
-    r = np.divide(1.0, x + _OFFSETS)
-    f = np.multiply(h, r[1:])
-    f += 1.0                                              # f_i = 1 + h r_i, i >= 1
-    d = r[0].copy()
-    for j in range(1, _SHIFT):
-        d *= f[j - 1]
-        d += r[j]
-    out = _log1p_ratio(h * d)
-    out *= d
-    if not np.isfinite(out).all():
-        bad = ~np.isfinite(out)
-        z = x[bad] + np.arange(_SHIFT)[:, None]
-        hb = h[bad]
-        logs = np.where(np.isfinite(hb / z), np.log1p(hb / z), np.log(hb) - np.log(z))
-        out[bad] = np.cumsum(logs, axis=0)[-1] / hb           # in order
-    return out
-
-
-def lgamma_increment_scaled(x, h):
-    """[log Gamma(x + h) - log Gamma(x)] / h, the mean of the digamma function over [x, x + h].
-
-    For x > 0, x + h > 0.  Always finite (it lies between psi(x) and psi(x + h), so
-    below log(x + h) <= 710), so differences of two increments can be formed as
-    h * (scaled(x) - scaled(y)) without an overflowing intermediate when k is near the
-    float maximum.  At h = 0 it is psi(x).  Only log, log1p and arithmetic, in two steps:
-
-    1. x0 = min(x, x + h) < 10 (``_SERIES_FROM``): Gamma(z + 1) = z Gamma(z) shifts up by
-       10 (``_SHIFT``):  scaled(x, h) = scaled(y, h) - S,  y = x + 10,
-       S = sum_{i<10} log1p(h/(x + i)) / h = sum_{i<10} log1p(|h|/(x0 + i)) / |h|
-       (the second form, used, has positive terms; ``_shift_sum``).  Else y = x.
-    2. y >= 10 and y + h >= 10: Stirling's series log Gamma(z) = (z - 1/2) log z - z
-       + log(2 pi)/2 + R(z), R(z) = sum_{j=1..7} c_j z^(1-2j) (``accuracy._LGAMMA_SERIES``),
-       differenced and divided by h with t = h/y, a = 1/(y + h), b = 1/y:
-       P = (1 + t - 1/(2y)) log1p(t)/t + log y - 1 - a b sum_j c_j G_{2j-1},
-       since ((y+h-1/2) log(y+h) - (y-1/2) log y - h)/h = (1 + t - 1/(2y)) log1p(t)/t
-       + log y - 1 and (a^p - b^p)/h = -a b G_p, G_p = sum_{i<p} a^i b^(p-1-i)
-       (a - b = -h a b; G_{p+2} = b^2 G_p + a^p (a + b)).  log1p(t)/t (limit 1 at t = 0)
-       is accurate to an ulp or two for every t > -1, and no term cancels: the first is
-       >= 0 (1 + t >= 10/y), log y - 1 >= 1.3, and the remainder is below 1/1100 of them.
-
-    Error (u = 2^-53): truncating Stirling's series after c_7 leaves a digamma error below
-    its first omitted term |B_16|/(16 z^16) <= 4.5e-17 for z >= 10 (for real z > 0 the
-    remainder is bounded by that term, DLMF 5.11(ii)), hence also for the mean over
-    [y, y + h].  P carries a relative rounding error of about 16u and S, a sum of 10
-    positive terms, at most 34u, so the absolute error of the result is at most
-    40u (P + S).  It is a relative error of a few u except near the zero of psi (x =
-    1.4616, tiny h), where P - S nearly cancels; every caller takes differences of
-    increments, for which the absolute error is what counts.  ``tests/test_privacy.py``
-    checks the bound against mpmath over x from 1e-300 to 1e308, h/x from 1e-300 to 1e3
-    and negative h down to -0.999999 x.  Every step is elementwise, so a point gives the
-    same bits alone or in any batch.
-    """
-    x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
-    return _mean_digamma(x.ravel(), h.ravel()).reshape(x.shape)
-
-
-def _mean_digamma(x, h, *, step_positive=False):
-    """``lgamma_increment_scaled`` for two float vectors of one length (its two steps).
-
-    ``step_positive=True`` promises h > 0 everywhere (then min(x, x + h) = x and |h| = h;
-    the same numbers, fewer operations).  Operations are done in place where the formula
-    allows, in the order the docstring of ``lgamma_increment_scaled`` gives.
-    """
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        x0 = x if step_positive else x + np.minimum(h, 0.0)  # step 1
-        low_mask = x0 < _SERIES_FROM
-        low = low_mask.nonzero()[0]
-        pair = np.empty((2, x.size))                         # y, y + h; then b, a
-        y = np.add(x, low_mask * float(_SHIFT), out=pair[0])  # x + 10 or x + 0 = x
-        t = h / y                                            # step 2
-        np.add(y, h, out=pair[1])
-        b, a = ba = np.divide(1.0, pair)                     # b = 1/y, a = 1/(y + h)
-        squares = ba * ba                                    # b^2, a^2
-        g, e = ge = np.empty_like(ba)                        # G_p, a^p (a + b): one product
-        np.add(a, b, out=e)
-        e *= a                                               # a^p (a + b), p = 1, 3, ...
-        np.add(squares[0], e, out=g)                         # G_p, p = 3, 5, ... (G_1 = 1)
-        s = _LGAMMA_SERIES[1] * g
-        s += _LGAMMA_SERIES[0]
-        cg = np.empty_like(g)
-        for c in _LGAMMA_SERIES[2:]:
-            ge *= squares                                    # g b^2 and e a^2
-            g += e                                           # G_{p+2} = b^2 G_p + a^p (a + b)
-            s += np.multiply(c, g, out=cg)
-        ab = np.multiply(a, b, out=a)
-        ab *= s                                              # a b sum_j c_j G_{2j-1}
-        out = 1.0 + t
-        out -= np.multiply(0.5, b, out=b)
-        out *= _log1p_ratio(t)
-        out += np.log(y, out=y)
-        out -= 1.0
-        out -= ab
-        if low.size:
-            out[low] -= _shift_sum(x0[low], h[low] if step_positive else np.abs(h[low]))
-    return out
-
-
-#: The unit roundoff u = 2^-53 of a double.
-_U = 2.0 ** -53
-
-
-def _increment_difference(x, y, h):
-    """lgamma_increment(x, h) - lgamma_increment(y, h) without an overflowing intermediate."""
-    x, y, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float),
-                                  np.asarray(h, float))
-    both = _mean_digamma(np.concatenate([x.ravel(), y.ravel()]),
-                         np.concatenate([h.ravel(), h.ravel()]))
-    return _scaled_difference(h, both[:x.size].reshape(x.shape), both[x.size:].reshape(x.shape))
-
-
-def _scaled_difference(h, sx, sy):
-    """h sx - h sy for two scaled increments (``lgamma_increment_scaled``), or h (sx - sy)
-    where a product overflows (k near the float maximum)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        direct = h * sx - h * sy
-        if not np.isfinite(direct).all():
-            direct = np.where(np.isfinite(direct), direct, h * (sx - sy))
-    return np.asarray(direct, float)
-
-
-def _increment_error(x, h, scaled, *, step_positive=False):
-    """An upper bound on the absolute error of h * lgamma_increment_scaled(x, h) = h * scaled.
-
-    For either sign of h, ``lgamma_increment_scaled`` is P - S (S = 0 without the shift) with absolute error at
-    most 40u (P + S).  P is Stirling's mean of psi over [y, y + h], y <= x + 10, and psi(z)
-    < log z, so 0 < P < L = log(x + 10 + max(h, 0)); hence P + S = 2P - (P - S) <= 2L +
-    |scaled|.  The bound 64u |h| (2L + |scaled|) also covers the product by h and the
-    subtraction of two such terms (a few u of |h scaled| each).  ``step_positive=True``
-    promises h > 0 (then max(h, 0) = |h| = h: the same numbers, two operations fewer).
-    """
-    with np.errstate(over="ignore"):
-        if step_positive:
-            level = 2.0 * np.log(x + 10.0 + h) + np.abs(scaled)
-            return (64.0 * _U * h) * level
-        level = 2.0 * np.log(x + 10.0 + np.maximum(h, 0.0)) + np.abs(scaled)
-        return (64.0 * _U * np.abs(h)) * level
-
-
-def _finite(name, out, k):
-    """A privacy number that exceeds the float range is an error naming k, never inf or NaN."""
-    out = np.asarray(out, float)
-    if not np.isfinite(out).all():
-        bad = ~np.isfinite(out)
-        raise ValueError(
-            f"k={_checks._first_bad(np.asarray(k, float), bad)!r} gives {name} beyond the "
-            "largest float (1.8e308): no release can use it; choose a smaller k")
-    return out if out.ndim else float(out)
-
-
-def _k_scale_ok(k, N, where=True):
-    """k/N (the step h of every increment) must be a normal float: subnormal k is rejected.
-
-    Checked where ``where`` holds.
-    """
-    bad = (np.asarray(k, float) / np.asarray(N, float) < np.finfo(float).tiny) & where
-    if np.any(bad):
-        raise ValueError(
-            f"k={_checks._first_bad(np.asarray(k, float), bad)!r} is so small that "
-            f"k/N={_checks._first_bad(np.asarray(k / N, float), bad)!r} underflows below the "
-            "smallest normal float (2.2e-308): the privacy loss cannot be evaluated there")
-
-
-def _design(k, eta, N, n, gamma, *, assumption_4=True):
-    """Validate and broadcast (k, eta, N, n, gamma) against Assumptions 2-4 (4 optional)."""
-    k = _checks.positive("k", k)
-    eta = _checks.eta_ok(eta)
-    N = _checks.integer_at_least("N", N, 2)
-    n = _checks.integer_at_least("n", n, 2)
-    gamma = _checks.gamma_ok(gamma, n)
-    _checks.design_ok(eta, N, n)
-    if assumption_4:
-        _checks.k_meets_assumption_4(k, eta)
-    return k, eta, N, n, gamma
-
-
-def _output_term(h, n, gamma, logs=None):
-    """sup over Omega_1 of h*(log x_j - log x_i) = h log((1-(n-1)gamma)/gamma): eq. (6)'s second term.
-
-    ``logs``: ``_output_logs(n, gamma)`` when the caller has them already (the same numbers).
-    """
-    l1, l2 = _output_logs(n, gamma) if logs is None else logs
-    return h * (l1 - l2)
-
-
-def _output_logs(n, gamma):
-    """(log1p(-(n-1) gamma), log gamma), the two logarithms of eq. (6)'s second term."""
-    return np.log1p(-(n - 1) * gamma), np.log(gamma)
+from ._numerics import (increment_difference, increment_error, mean_digamma, outward, output_logs,
+                        output_term, output_term_error, push_upper_end, root_on_safe_side,
+                        scaled_difference)
+# the increments of log Gamma behind eq. (6), importable from here as before (the book's
+# worst-case chapter uses ``dpmarkov.privacy.lgamma_increment``)
+from ._numerics import lgamma_increment, lgamma_increment_scaled  # noqa: F401
+from ._pairs import pairs_exist
 
 
 def _eq6_interval_ok(eta, N, where=True):
@@ -247,7 +29,7 @@ def _eq6_interval_ok(eta, N, where=True):
     bad = (3 * eta + 1 / N > 1 + 1e-12) & where
     if np.any(bad):
         raise ValueError(
-            f"N={_checks._first_bad(N, bad):.0f} and eta={_checks._first_bad(eta, bad)!r} give "
+            f"N={_checks.first_bad(N, bad):.0f} and eta={_checks.first_bad(eta, bad)!r} give "
             "3*eta + 1/N > 1: the proof of Theorem 1 needs 1 - 2*eta - 1/N >= eta, and eq. (6) "
             "can be negative here (use epsilon_exact)")
 
@@ -273,14 +55,14 @@ def epsilon_paper(k, eta, N, n, gamma):
     shows it is an upper bound on the privacy loss over Omega_1 for n >= 3 but
     not for n = 2; ``epsilon_corrected`` and ``epsilon_exact`` hold for every n.
     """
-    k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
+    k, eta, N, n, gamma = _checks.theorem1_design(k, eta, N, n, gamma)
     _eq6_interval_ok(eta, N)
     h = k / N
     a, b = k * eta, k * (1 - 2 * eta)
-    beta_term = _increment_difference(b - h, a, h)
+    beta_term = increment_difference(b - h, a, h)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = beta_term + _output_term(h, n, gamma)
-    return _finite("epsilon", out, k)
+        out = beta_term + output_term(h, n, gamma)
+    return _checks.finite_result("epsilon", out, k)
 
 
 @_checks.public
@@ -299,10 +81,9 @@ def _k_for(bound, epsilon_target, eta, N, n, gamma):
     """The largest k (to 1e-13 relative) at which ``bound`` (eq. (6) or its sound version)
     is at most ``epsilon_target``: bound(k) <= target, evaluated, for every element.
 
-    All elements are solved together (``_roots.root_on_safe_side``): the bracket
+    All elements are solved together (``_numerics.root_on_safe_side``): the bracket
     [k_min, 2 k_min] is doubled until bound exceeds the target, then narrowed.
     """
-    from ._roots import push_upper_end, root_on_safe_side
     target = _checks.positive("epsilon", epsilon_target)
     eta = _checks.eta_ok(eta)
     N = _checks.integer_at_least("N", N, 2)
@@ -622,16 +403,21 @@ def exit_probability_exact(counts, k, gamma):
 _DELTA_METHODS = ("union", "exact")
 
 
-def _flat_design(k, eta, N, n, gamma):
-    """``_design``, then the five parameters broadcast and flattened: (shape, [k, eta, N, n, gamma])."""
-    k, eta, N, n, gamma = _design(k, eta, N, n, gamma)
+def flat_design(k, eta, N, n, gamma):
+    """``_checks.theorem1_design``, then the five parameters broadcast and flattened: (shape, [k, eta, N, n, gamma]).
+
+    Internal (also used by ``baselines``), not part of the public API.
+    """
+    k, eta, N, n, gamma = _checks.theorem1_design(k, eta, N, n, gamma)
     shape = np.broadcast(k, eta, N, n, gamma).shape
     return shape, [(v if v.shape == shape else np.broadcast_to(v, shape)).ravel()
                    for v in (k, eta, N, n, gamma)]
 
 
-def _delta_union(k, eta, N, n, gamma, m=None):
+def delta_union(k, eta, N, n, gamma, m=None):
     """eq. (7) with Boole's bound at ``worst_counts``, on checked flat arrays (``delta``'s core).
+
+    Internal (also used by ``baselines``), not part of the public API.
 
     One broadcast evaluation: (n-1) Beta tails at the minimum count m plus the one at
     N - (n-1) m, capped at 1.  ``m``: ``min_count(eta, N)`` when the caller has it already.
@@ -662,9 +448,9 @@ def delta(k, eta, N, n, gamma, *, method="union"):
     """
     if method not in _DELTA_METHODS:
         raise ValueError(f"method={method!r} must be one of {_DELTA_METHODS}")
-    shape, args = _flat_design(k, eta, N, n, gamma)
+    shape, args = flat_design(k, eta, N, n, gamma)
     if method == "union":
-        out = _delta_union(*args).reshape(shape)
+        out = delta_union(*args).reshape(shape)
         return out if out.ndim else float(out)
     out = np.empty(len(args[0]))
     for idx, (kk, e, NN, nn, g) in enumerate(zip(*args)):
@@ -697,14 +483,6 @@ def bound_name(n):
     return out if out.ndim else str(out)
 
 
-def _exact_loss(k, N, n, gamma, m):
-    """The exact worst-case privacy loss at minimum count m (``loss.epsilon_exact``), unchecked."""
-    h = k / N
-    big = N - (n - 1) * m
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _increment_difference(h * (big - 1), h * m, h) + _output_term(h, n, gamma)
-
-
 @_checks.public
 def epsilon(k, eta, N, n, gamma):
     """A sound epsilon for Theorem 1: eq. (6) where it is an upper bound, else the corrected eq. (6).
@@ -721,24 +499,25 @@ def epsilon(k, eta, N, n, gamma):
     nearly cancel at huge k), so the float returned is never below the real number it
     stands for.  Broadcasts.  Book: "The exact worst case".
     """
-    shape, (k, eta, N, n, gamma) = _flat_design(k, eta, N, n, gamma)
-    return _finite("epsilon", _sound_epsilon(k, eta, N, n, gamma).reshape(shape),
+    shape, (k, eta, N, n, gamma) = flat_design(k, eta, N, n, gamma)
+    return _checks.finite_result("epsilon", sound_epsilon(k, eta, N, n, gamma).reshape(shape),
                    k.reshape(shape))
 
 
-def _sound_epsilon(k, eta, N, n, gamma):
-    """``epsilon``'s core on checked flat arrays (``_flat_design``): eq. (6), corrected for n = 2.
+def sound_epsilon(k, eta, N, n, gamma):
+    """``epsilon``'s core on checked flat arrays (``flat_design``): eq. (6), corrected for n = 2.
 
-    Checks what eq. (6) and its corrected form need beyond ``_design`` (3 eta + 1/N <= 1
-    for n >= 3; two count vectors above the minimum and a normal k/N for n = 2) and
-    returns the values, not yet checked to be finite (``_finite``).
+    Internal (also used by ``baselines``), not part of the public API.
+
+    Checks what eq. (6) and its corrected form need beyond ``_checks.theorem1_design``
+    (3 eta + 1/N <= 1 for n >= 3; two count vectors above the minimum and a normal k/N for n = 2) and
+    returns the values, not yet checked to be finite (``_checks.finite_result``).
     """
-    from .loss import _pairs_exist
     two = n == 2
     _eq6_interval_ok(eta, N, where=~two)                # what epsilon_paper requires
     m = _checks.min_count(eta, N)
-    _pairs_exist(N, n, m, "ceil(eta*N)", where=two)     # what epsilon_corrected requires
-    _k_scale_ok(k, N, where=two)
+    pairs_exist(N, n, m, "ceil(eta*N)", where=two)     # what epsilon_corrected requires
+    _checks.k_scale_ok(k, N, where=two)
     return _eq6_outward(k, eta, N, n, gamma, m, N >= n * m + 1)
 
 
@@ -748,15 +527,15 @@ def _eq6_outward(k, eta, N, n, gamma, m, pairs, *, every_guard=False):
     The largest share is 1 - 2 eta for n >= 3 and 1 - (n-1) eta for n = 2; where ``pairs``
     (two count vectors above the minimum count m exist: usually every row) the result is
     also never below the exact loss at m (``loss.epsilon_exact``), a guard against
-    rounding: the larger of the two, each rounded outward (``_outward``) by the bounds of
-    ``_increment_error`` and ``_output_term_error``.  The guard is evaluated only on the
+    rounding: the larger of the two, each rounded outward (``outward``) by the bounds of
+    ``increment_error`` and ``output_term_error``.  The guard is evaluated only on the
     rows where it might win: ``_guard_loses`` certifies, before any increment is formed,
     the rows where it provably cannot (most rows with n >= 4), and there the max is eq. (6)
     itself, so the result is bit for bit the max over every row (``every_guard=True``
     evaluates the guard everywhere; the tests compare the two).  The increments of log Gamma
     (eq. (6)'s and those of the guard's rows) come from one kernel call, and every step is
     elementwise, so each row gets the same bits as alone.  Not yet checked to be finite
-    (``_finite``).
+    (``_checks.finite_result``).
     """
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         h = k / N
@@ -771,14 +550,14 @@ def _eq6_outward(k, eta, N, n, gamma, m, pairs, *, every_guard=False):
         hg = h[rows]
         x = np.concatenate([x0, x1[rows], x2, x3[rows]])  # first halves minus second halves
         steps = np.concatenate([h, hg, h, hg])
-        scaled = _mean_digamma(x, steps, step_positive=True)
-        bounds = _increment_error(x, steps, scaled, step_positive=True)
-        logs = _output_logs(n, gamma)
-        term, term_error = _output_term(h, n, gamma, logs), _output_term_error(h, n, logs)
+        scaled = mean_digamma(x, steps, step_positive=True)
+        bounds = increment_error(x, steps, scaled, step_positive=True)
+        logs = output_logs(n, gamma)
+        term, term_error = output_term(h, n, gamma, logs), output_term_error(h, n, logs)
         if rows.size:
             term = np.concatenate([term, term[rows]])
             term_error = np.concatenate([term_error, term_error[rows]])
-        out = _outward(_scaled_difference(steps[:half], scaled[:half], scaled[half:]) + term,
+        out = outward(scaled_difference(steps[:half], scaled[:half], scaled[half:]) + term,
                        bounds[:half] + bounds[half:] + term_error)
         eps = out[:size]
         if rows.size:
@@ -798,7 +577,7 @@ def _guard_loses(k, n, h, x0, x1, x2, x3):
     h (b - a)/(b + h) and inc(a) - inc(b) >= -(b - a)(psi(a + h) - psi(a)) >= -(b - a) h
     (1/a)(1 + 1/a).  Hence, where x0 > x1 >= x3 >= 1 (checked here: gap > 0 gives x0 > x1),
         G / h >= (x0 - x1)/(x0 + h) - 2 max(x2 - x3, 0)/x3 =: gap.
-    The outward values: out0 >= V0 (the soundness of ``_outward``); the guard's float value
+    The outward values: out0 >= V0 (the soundness of ``outward``); the guard's float value
     v1 has |v1 - V1| <= E1 (1 + 3u) + u |v1| (the same bounds, E1 their float sum), so
     out1 = v1 + E1 + 4u |v1| (three roundings) <= V1 + 2.01 E1 + 7u |V1|.  Bounds, for
     k < 1e300 and x1 >= x3 >= 1: x_j + 10 + h <= k (1 + u)^2 + 10 (big <= N), so
@@ -821,30 +600,15 @@ def _guard_loses(k, n, h, x0, x1, x2, x3):
     return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 >= 1.0) & (k < 1e300)
 
 
-def _output_term_error(h, n, logs):
-    """An upper bound on the absolute rounding error of ``_output_term``.
-
-    log1p(-(n-1) gamma) inherits the relative error u of (n-1) gamma amplified by
-    (n-1) gamma / (1 - (n-1) gamma) < n - 1 (gamma < 1/n); log gamma, the subtraction and
-    the product by h add a few u: (n + 8) u h (|log1p(-(n-1) gamma)| + |log gamma|).
-    ``logs``: the two logarithms, ``_output_logs(n, gamma)``.
-    """
-    l1, l2 = logs
-    return ((n + 8.0) * _U * h) * (np.abs(l1) + np.abs(l2))
-
-
-def _outward(value, error):
-    """value + error, plus 4u |value| for the sum's own rounding: never below the real number."""
-    return value + (error + 4.0 * _U * np.abs(value))
-
-
-def _epsilon_and_delta(k, eta, N, n, gamma):
+def epsilon_and_delta(k, eta, N, n, gamma):
     """(``epsilon``, ``delta``) of eqs. (6)-(7) for the rows of a chain, validated once.
+
+    Internal (also used by ``composition.chain_privacy``), not part of the public API.
 
     ``k``, ``eta``, ``gamma`` are finite 1-D float arrays of one length (``as_float_array``),
     ``N`` and ``n`` the rows' totals and sizes from a checked count matrix (whole numbers,
     finite, n >= 2, hence N >= 2).  The same numbers as ``epsilon`` and ``delta`` element
-    by element (the same cores ``_eq6_outward`` and ``_delta_union``), for
+    by element (the same cores ``_eq6_outward`` and ``delta_union``), for
     Theorem 3's rows (``composition.chain_privacy``), with fewer checks.
 
     The checks are one boolean expression: eta in (0, 1/4), 0 < gamma < 1/n, Assumption 4
@@ -855,7 +619,7 @@ def _epsilon_and_delta(k, eta, N, n, gamma):
     (n m <= N) and, for n >= 3, 3 eta + 1/N <= 1 + 1e-12 as evaluated: with m >= eta N (1 -
     1e-12)(1 - 3u) and N >= (3 m + 1)(1 - 2u), 3 eta + 1/N <= 1 + 0.75e-12 + 5u, below
     1 + 1e-12 after the sum's own rounding.  If it fails anywhere (also a row with n >= 3
-    and no two count vectors, where ``_sound_epsilon`` skips its guard) the full checks
+    and no two count vectors, where ``sound_epsilon`` skips its guard) the full checks
     and evaluation run (``_epsilon_and_delta_checked``): they raise the message naming the
     parameter, or give the numbers.
     """
@@ -868,13 +632,13 @@ def _epsilon_and_delta(k, eta, N, n, gamma):
     if not ok.all():
         return _epsilon_and_delta_checked(k, eta, N, n, gamma)
     eps = _eq6_outward(k, eta, N, n, gamma, m, pairs)
-    return _finite("epsilon", eps, k), _delta_union(k, eta, N, n, gamma, m)
+    return _checks.finite_result("epsilon", eps, k), delta_union(k, eta, N, n, gamma, m)
 
 
 def _epsilon_and_delta_checked(k, eta, N, n, gamma):
-    """``_epsilon_and_delta`` through the full checks (``_flat_design``, ``_sound_epsilon``)."""
-    _, args = _flat_design(k, eta, N, n, gamma)
-    return _finite("epsilon", _sound_epsilon(*args), args[0]), _delta_union(*args)
+    """``epsilon_and_delta`` through the full checks (``flat_design``, ``sound_epsilon``)."""
+    _, args = flat_design(k, eta, N, n, gamma)
+    return _checks.finite_result("epsilon", sound_epsilon(*args), args[0]), delta_union(*args)
 
 
 @_checks.public

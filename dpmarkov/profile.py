@@ -11,87 +11,17 @@ loss depends on x only through V = x_j / (x_i + x_j), which is Beta(k c_j/N, k c
 under P and Beta(k(c_j - 1)/N, k(c_i + 1)/N) under Q, so H_eps is a difference of two
 Beta tail probabilities.  The worst adjacent pair is (m, m + 1) for n >= 3 (a proof);
 for n = 2 a branch and bound on the same monotonicity certifies it at every call
-(``_two_category_max``).  Book: chapter "The tight privacy profile", which derives
+(``two_category_max``).  Book: chapter "The tight privacy profile", which derives
 this, finds the worst pair and checks everything by quadrature and Monte Carlo.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import betainc, betaln
 
-from . import _checks
-from .loss import adjacent_indices, scalar_pair_design
-from .privacy import lgamma_increment
-
-# profile_pairs lists every adjacent pair for n = 2: at most this many.
-_MAX_LIST = 2_000_000
-# n = 2: counts are handled as doubles, exact up to 2**53.
-_MAX_N_TWO = 2 ** 53
-# branch and bound (n = 2): a block is dropped when its bound is below the best value
-# found by this relative margin, far above the evaluation error of H (1e-9 relative
-# against 40-digit quadrature, tests/test_profile.py; about 1e-8 between tied pairs
-# at N = 1e9), so a dropped block never holds a larger computed value either and the
-# result is the full scan's, to the last bit.
-_MARGIN = 1e-6
-# after this many evaluations a block whose bound is within the margin above the best
-# value is no longer split: its bound is taken instead (a profile flat to 1e-6 over
-# thousands of pairs, m within about 1e-3 N of N/2; the result then exceeds the
-# maximum by at most the margin, never falls below it)
-_BUDGET = 512
-# at most this many pairs (N - 2m) are evaluated all at once, as the full scan does
-_SCAN = 2048
-# a kept block of at most this many pairs is evaluated pair by pair instead of halved
-_LEAF = 16
-# the branch and bound gives up (ValueError) after this many evaluations: values equal to
-# within their rounding error over so many pairs cannot be ranked in double precision
-_MAX_EVALUATIONS = 1_000_000
-
-
-def _log_lower_tail(a, b, log_u):
-    """log P(Beta(a, b) < u) given log u, also when u underflows.
-
-    For log u < -700, I_u(a, b) = u^a / (a B(a, b)) * (1 + O(u)) and the O(u) term is
-    below 1e-300: the leading term is exact in double precision.  This matters for a
-    small k, where the tail that decides L > eps sits at 1 - V < e^(-1000) and more.
-    """
-    tiny = log_u < -700.0
-    with np.errstate(divide="ignore"):
-        regular = np.log(betainc(a, b, np.exp(np.where(tiny, -700.0, log_u))))
-    asymptotic = a * log_u - np.log(a) - betaln(a, b)
-    return np.where(tiny, asymptotic, regular)
-
-
-def _pair_profile(eps, c_i, c_j, k, N):
-    """H_eps for c = (.., c_i, .., c_j, ..) -> c' = c + e_i - e_j; eps (m,) x pairs (p,) -> (m, p).
-
-    L = D + h logit(V), D = loss data term, h = k/N; L > eps iff 1 - V < u with
-    u = expit((D - eps)/h); 1 - V is Beta(a_i, a_j) under P and Beta(a_i + h, a_j - h)
-    under Q, so H = P(1-V < u) - e^eps Q(1-V < u) = P(..) (1 - e^(eps + log Q - log P)).
-    """
-    return _pair_profile_at(eps, *_pair_terms(c_i, c_j, k, N))
-
-
-def _pair_terms(c_i, c_j, k, N):
-    """What ``_pair_profile`` needs besides eps: (h, a_i, a_j, D), D the loss data term.
-
-    D costs two ``lgamma_increment`` calls, most of an evaluation at one eps: a root
-    search over eps on one pair computes these once (``_epsilon_one``)."""
-    h = k / N
-    a_i, a_j = k * c_i / N, k * c_j / N
-    return h, a_i, a_j, lgamma_increment(a_i, h) - lgamma_increment(a_j - h, h)
-
-
-def _pair_profile_at(eps, h, a_i, a_j, data):
-    """``_pair_profile`` from its ``_pair_terms``: the same numbers, bit for bit."""
-    eps = np.asarray(eps, float)[:, None]
-    log_u = -np.logaddexp(0.0, (eps - data) / h)
-    log_p = _log_lower_tail(a_i, a_j, log_u)
-    log_q = _log_lower_tail(a_i + h, a_j - h, log_u)
-    with np.errstate(invalid="ignore"):
-        out = np.exp(log_p) * -np.expm1(eps + log_q - log_p)
-    out = np.where(np.isneginf(log_p), 0.0, out)
-    return np.maximum(out, 0.0)
-
+from . import _checks, _pairs
+from ._pairs import (MAX_LIST, MAX_N_TWO, pair_profile_at, pair_terms, profile_one_k,
+                     scalar_pair_design, two_categories_exact, two_category_max)
+from .loss import adjacent_indices
 
 @_checks.public
 def hockey_stick(epsilon, counts, counts_prime, k):
@@ -116,7 +46,7 @@ def hockey_stick(epsilon, counts, counts_prime, k):
     if c[i] < 1:
         raise ValueError(f"counts has a zero count in category {i}: Dir(k*C) needs every "
                          "count > 0 (Assumption 3)")
-    out = _pair_profile(eps.ravel(), c[i], c[j], float(k), c.sum())[:, 0].reshape(eps.shape)
+    out = _pairs.pair_profile(eps.ravel(), c[i], c[j], float(k), c.sum())[:, 0].reshape(eps.shape)
     return out if out.ndim else float(out)
 
 
@@ -124,7 +54,7 @@ def _epsilons(epsilon):
     eps = _checks.as_float_array("epsilon", epsilon)
     bad = eps < 0
     if np.any(bad):
-        raise ValueError(f"epsilon={_checks._first_bad(eps, bad)!r} must be >= 0")
+        raise ValueError(f"epsilon={_checks.first_bad(eps, bad)!r} must be >= 0")
     return eps
 
 
@@ -133,20 +63,8 @@ def _design(k, N, n, min_count):
     _, N, n, m = scalar_pair_design(1.0, N, n, min_count,
                                     "only epsilon (or delta) and k broadcast")
     k = _checks.positive("k", k)
-    _two_categories_exact(N, n)
+    two_categories_exact(N, n)
     return k, N, n, m
-
-
-def _two_categories_exact(N, n):
-    """For n = 2 the counts are handled as doubles, exact up to 2**53: refuse a larger N.
-
-    N and n are checked scalars or arrays (one design per element).
-    """
-    huge = (np.asarray(n) == 2) & (np.asarray(N) > _MAX_N_TWO)
-    if np.any(huge):
-        first = np.broadcast_to(N, huge.shape)[huge][0] if huge.ndim else N
-        raise ValueError(f"N={first:.0f} with n=2 exceeds 2**53: counts above it are not "
-                         "exact in double precision")
 
 
 def _together(name, x, k):
@@ -158,89 +76,121 @@ def _together(name, x, k):
                          "together") from None
 
 
-def _two_category_max(eps, k, N, m):
-    """max over c in [m, N-m-1] of H_eps(c, N - c) for each eps (1-d), and the pairs evaluated.
+@_checks.public
+def pair_profile(epsilon, c_i, c_j, k, N):
+    """The hockey-stick divergence of one adjacent pair, given by its two changing counts.
 
-    Branch and bound (book: "The worst pair for two categories").  H(c_i, c_j) does not
-    increase in either count (``profile_pairs``), so on a block c0 <= c <= c1 of pairs
-    (c, N - c) it is at most H(c0, N - c1), one evaluation.  Start from the two end
-    pairs; a block whose bound is below the best value found (by the margin
-    ``_MARGIN``) for every eps is dropped, any other is halved (listed pair by pair
-    once it is short); a block of one pair has its bound equal to its value.  After
-    ``_BUDGET`` evaluations, a block whose bound is at most 1 + ``_MARGIN`` times the
-    best value is no longer split and its bound counts as a value (a profile flat to
-    1e-6 over thousands of pairs, m close to N/2: the result is then above the
-    maximum by at most that margin, never below it).  At
-    eps = 0 (total variation, symmetric) the pairs c and N - 1 - c have the same H
-    (mirror x_j/(x_i + x_j)), so only c <= (N - 1)/2 is searched.  The result is the
-    maximum over all N - 2m pairs (up to the flat case).  At most ``_SCAN`` pairs are
-    simply all evaluated in one vectorised call.
+    H_eps(Dir(k c/N) || Dir(k c'/N)) for c' = c + e_i - e_j, where only c_i and c_j
+    enter: 1 - V with V = x_j / (x_i + x_j) is Beta(k c_i/N, k c_j/N) under the first law
+    and Beta(k (c_i + 1)/N, k (c_j - 1)/N) under the second, and H_eps is a difference of
+    their lower tails (Definition 4; book: "The tight privacy profile", the Beta-tail
+    proposition).  ``hockey_stick`` gives the same numbers from two whole count vectors;
+    this form takes many pairs and many epsilons at once, as the branch and bound does.
+
+    Parameters
+    ----------
+    epsilon : float or 1-d array
+        The epsilons; any real number (for epsilon < 0 the divergence is also defined).
+    c_i, c_j : int or 1-d array of one shape
+        The counts that gain and lose a record, c_i >= 1, c_j >= 2, c_i + c_j <= N.
+    k : float
+        The Dirichlet parameter, > 0 (one number).
+    N : int
+        The number of records, 2 <= N <= 2**53 (one number).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Shape ``epsilon.shape + c_i.shape``: one row per epsilon, one column per pair;
+        a float when both are scalars.  Values in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        A count, k or N outside its range, c_i + c_j > N, or k/N below the smallest
+        normal float.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> h = dm.pair_profile(1.0, 8, 9, 20.6, 98)
+    >>> bool(h == dm.privacy_profile(1.0, 20.6, 98, 5, 8))
+    True
     """
-    if N - 2 * m <= _SCAN:                       # few pairs: one vectorised evaluation
-        c = np.arange(m, N - m, dtype=float)
-        return _pair_profile(eps, c, N - c, k, N).max(axis=1), c.size
-    best = np.empty(eps.shape)
-    count = 0
-    for zero in (True, False):
-        at = (eps == 0) == zero
-        if at.any():
-            top = (N - 1) // 2 if zero else N - m - 1
-            e = eps[at]
-            best[at], used = _branch_and_bound(
-                lambda c_i, c_j: _pair_profile(e, c_i, c_j, k, N), N, m, top)
-            count += used
-    return best, count
+    eps = _checks.array("epsilon", epsilon, min_ndim=0, max_ndim=1)
+    c_i = _checks.integer_at_least("c_i", c_i, 1)
+    c_j = _checks.integer_at_least("c_j", c_j, 2)
+    k = _checks.scalar("k", _checks.positive("k", k))
+    N = _checks.scalar("N", _checks.integer_at_least("N", N, 2))
+    if N > MAX_N_TWO:
+        raise ValueError(f"N={N:.0f} exceeds 2**53: counts above it are not exact in double "
+                         "precision")
+    for name, v in (("c_i", c_i), ("c_j", c_j)):
+        if v.ndim > 1:
+            raise ValueError(f"{name} has shape {v.shape}: one count or a 1-d array is meant")
+    if c_i.shape != c_j.shape:
+        raise ValueError(f"c_i (shape {c_i.shape}) and c_j (shape {c_j.shape}) must have one "
+                         "shape")
+    bad = c_i + c_j > N
+    if np.any(bad):
+        raise ValueError(f"c_i + c_j = {_checks.first_bad(c_i + c_j, bad)!r} exceeds N={N:.0f}")
+    _checks.k_scale_ok(k, N)
+    out = _pairs.pair_profile(eps.ravel(), c_i.ravel(), c_j.ravel(), k, N)
+    out = out.reshape(eps.shape + c_i.shape)
+    return out if out.ndim else float(out)
 
 
-def _branch_and_bound(value, N, m, top):
-    """max over c in [m, top] and c = N - m - 1 of value(c, N - c); see ``_two_category_max``.
+@_checks.public
+def two_category_search(epsilon, k, N, min_count):
+    """The tight privacy profile for n = 2, and how many pairs the exact search evaluated.
 
-    ``value(c_i, c_j)`` maps two arrays of counts (p,) to an array (e, p) of values >= 0
-    that do not increase in c_i nor in c_j (one row per epsilon).  Returns the row
-    maxima (e,) and the number of pairs evaluated.  If the values are too flat to rank
-    (more than ``_MAX_EVALUATIONS`` evaluations: their rounding errors exceed their
-    differences over that many pairs), a ValueError says so instead of exhausting memory.
+    For two categories every adjacent pair has c_i + c_j = N, and ``privacy_profile``
+    finds the largest hockey-stick divergence over the N - 2m pairs (c, N - c),
+    m <= c <= N - m - 1, without a scan: a branch and bound bounds a block of pairs by
+    one evaluation (book: "The tight privacy profile", "The worst pair for two
+    categories").  This returns the same profile together with the number of pairs
+    (bounds included) it evaluated, the measure of that search's cost; up to 2048
+    pairs are all evaluated at once instead.
+
+    Parameters
+    ----------
+    epsilon : float or 1-d array
+        The epsilons, >= 0.
+    k : float
+        The Dirichlet parameter, > 0 (one number).
+    N : int
+        The number of records, 2 <= N <= 2**53, with N >= 2 min_count + 1.
+    min_count : int
+        The smallest count a category may hold, >= 1 (ceil(eta N) under Assumption 3).
+
+    Returns
+    -------
+    delta : numpy.ndarray
+        The profile at each epsilon, as ``privacy_profile(epsilon, k, N, 2, min_count)``
+        (shape of ``epsilon`` as a 1-d array).
+    evaluated : int
+        The number of pair evaluations.
+
+    Raises
+    ------
+    ValueError
+        An argument outside its range, or no two adjacent count vectors (N < 2 m + 1).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> delta, evaluated = dm.two_category_search(1.0, 3000.0, 4000, 200)
+    >>> bool(delta[0] == dm.privacy_profile(1.0, 3000.0, 4000, 2, 200))
+    True
+    >>> evaluated < (4000 - 2 * 200) // 10          # a tenth of the 3600 pairs at most
+    True
     """
-    lo, hi = m, N - m - 1
-    ends = np.unique(np.array([lo, hi], dtype=float))
-    best = value(ends, N - ends).max(axis=1)
-    top = min(top, hi - 1)
-    inner = top - lo >= 1                                  # the block [lo + 1, top]
-    c0, c1 = np.array([lo + 1.0] * inner), np.array([float(top)] * inner)
-    count = ends.size
-    ceiling = np.zeros(best.shape)
-    while c0.size:
-        bound = value(c0, N - c1)
-        count += c0.size
-        single = c0 == c1
-        if single.any():
-            best = np.maximum(best, bound[:, single].max(axis=1))
-        keep = ~single & np.any(bound > best[:, None] * (1 - _MARGIN), axis=0)
-        if count > _BUDGET:                  # flat profile: stop at the margin, from above
-            flat = keep & np.all(bound <= best[:, None] * (1 + _MARGIN), axis=0)
-            if flat.any():
-                ceiling = np.maximum(ceiling, bound[:, flat].max(axis=1))
-            keep &= ~flat
-        c0, c1 = c0[keep], c1[keep]
-        if count > _MAX_EVALUATIONS and c0.size:
-            raise ValueError(
-                f"N={N:.0f}, min_count={m:.0f}: the n = 2 pairs' values differ by less than "
-                f"their rounding error over more than {_MAX_EVALUATIONS} pairs, so their maximum "
-                "cannot be located in double precision (try a smaller N)")
-        short = c1 - c0 < _LEAF                      # list its pairs one by one
-        pts = np.concatenate([np.arange(a, b + 1) for a, b in zip(c0[short], c1[short])]
-                             + [np.empty(0)])
-        c0, c1 = c0[~short], c1[~short]
-        mid = np.floor((c0 + c1) / 2)
-        c0, c1 = np.concatenate([c0, mid + 1, pts]), np.concatenate([mid, c1, pts])
-    return np.maximum(best, ceiling), count
-
-
-def _profile_one_k(eps, k, N, n, m):
-    """privacy_profile for one k and a 1-d array of epsilons."""
-    if n >= 3:
-        return _pair_profile(eps, np.array([float(m)]), np.array([m + 1.0]), k, N)[:, 0]
-    return _two_category_max(eps, k, N, m)[0]
+    eps = _checks.array("epsilon", epsilon, min_ndim=0, max_ndim=1).ravel()
+    _epsilons(eps)
+    k, N, _, m = _design(k, N, 2, min_count)
+    k = _checks.scalar("k", k)
+    best, evaluated = two_category_max(eps, k, N, m)
+    return best, int(evaluated)
 
 
 @_checks.public
@@ -258,9 +208,9 @@ def profile_pairs(N, n, min_count):
     _, N, n, m = _design(1.0, N, n, min_count)
     if n >= 3:
         return np.array([float(m)]), np.array([float(m + 1)])
-    if N - 2 * m > _MAX_LIST:
+    if N - 2 * m > MAX_LIST:
         raise ValueError(f"N={N}, min_count={m}: n=2 has {N - 2 * m} adjacent pairs, more "
-                         f"than {_MAX_LIST} to list (privacy_profile needs no list)")
+                         f"than {MAX_LIST} to list (privacy_profile needs no list)")
     c_i = np.arange(m, N - m, dtype=float)
     return c_i, N - c_i
 
@@ -283,7 +233,7 @@ def privacy_profile(epsilon, k, N, n, min_count):
     out = np.empty(eps.shape)
     for kv in np.unique(k):
         at = k == kv
-        out[at] = _profile_one_k(eps[at], float(kv), N, n, m)
+        out[at] = profile_one_k(eps[at], float(kv), N, n, m)
     return out if out.ndim else float(out)
 
 
@@ -300,12 +250,12 @@ def _root(func, target):
 def _epsilon_one(target, k, N, n, m):
     """epsilon_for_delta for one (delta, k)."""
     c_i, c_j = float(m), float(m + 1 if n >= 3 else N - m)
-    terms = _pair_terms(np.array([c_i]), np.array([c_j]), k, N)
+    terms = pair_terms(np.array([c_i]), np.array([c_j]), k, N)
 
     def pair(e):                      # H_e of the pair (m, m+1) or (m, N-m)
-        return _pair_profile_at(np.array([e]), *terms)[0, 0]
+        return pair_profile_at(np.array([e]), *terms)[0, 0]
     # the profile at 0 is >= the pair's: search the other pairs only if the pair is <= target
-    if pair(0.0) <= target and _profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:
+    if pair(0.0) <= target and profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:
         return 0.0
     if n >= 3:
         return _root(pair, target)
@@ -316,7 +266,7 @@ def _epsilon_one(target, k, N, n, m):
     # where the profile is <= delta, and bisect to 1e-6 relative: an eps where the
     # profile is <= delta, never below the profile's root.
     def full(x):
-        return _two_category_max(np.array([x]), k, N, m)[0][0]
+        return two_category_max(np.array([x]), k, N, m)[0][0]
     e = _root(pair, target)
     at_e = full(e)
     if at_e <= max(pair(e), target):
@@ -354,7 +304,7 @@ def epsilon_for_delta(delta, k, N, n, min_count):
     d = _checks.as_float_array("delta", delta)
     bad = (d <= 0) | (d >= 1)
     if np.any(bad):
-        raise ValueError(f"delta={_checks._first_bad(d, bad)!r} must satisfy 0 < delta < 1")
+        raise ValueError(f"delta={_checks.first_bad(d, bad)!r} must satisfy 0 < delta < 1")
     k, N, n, m = _design(k, N, n, min_count)
     d, k = _together("delta", d, k)
     out = np.array([_epsilon_one(float(t), float(kv), N, n, m)

@@ -23,9 +23,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _checks
-from .loss import scalar_pair_design
-from .privacy import _U, _increment_error, lgamma_increment, lgamma_increment_scaled
-from .profile import _MAX_LIST, _SCAN, _branch_and_bound, _two_categories_exact
+from ._numerics import U, increment_error, lgamma_increment, lgamma_increment_scaled
+from ._pairs import MAX_LIST, SCAN, branch_and_bound, rdp_design, two_categories_exact
 
 
 def _orders(alpha) -> np.ndarray:
@@ -33,7 +32,7 @@ def _orders(alpha) -> np.ndarray:
     a = _checks.as_float_array("alpha", alpha)
     bad = a <= 1
     if np.any(bad):
-        raise ValueError(f"alpha={_checks._first_bad(a, bad)!r} must be > 1 (Renyi order)")
+        raise ValueError(f"alpha={_checks.first_bad(a, bad)!r} must be > 1 (Renyi order)")
     return a
 
 
@@ -44,7 +43,7 @@ def _log_integral_terms(alpha, base, shift, *, error=False):
     With a = base + shift and b = base this is the per-coordinate part of
     log B(alpha a + (1 - alpha) b) - alpha log B(a) - (1 - alpha) log B(b).  With
     ``error=True`` also an upper bound on its absolute rounding error: each increment
-    carries the bound of ``privacy._increment_error`` (the second one times alpha), the
+    carries the bound of ``_numerics.increment_error`` (the second one times alpha), the
     product and the difference a few u of their sizes.  The two increments nearly cancel
     (their difference is of second order in the shift), so the bound is absolute.
     """
@@ -57,7 +56,7 @@ def _log_integral_terms(alpha, base, shift, *, error=False):
         return value
     bound = 0.0
     for inc, step, s, weight in zip((big, small), steps, scaled, (1.0, alpha)):
-        bound = bound + weight * (_increment_error(base, step, s) + 4 * _U * np.abs(inc))
+        bound = bound + weight * (increment_error(base, step, s) + 4 * U * np.abs(inc))
     return value, bound
 
 
@@ -143,18 +142,9 @@ def _pair_divergence(alpha, c_i, c_j, k, N):
     (t_i, e_i), (t_j, e_j) = (_log_integral_terms(al, b_i, shift_i, error=True),
                               _log_integral_terms(al, b_j, h, error=True))
     log_int = t_i + t_j
-    error = e_i + e_j + 4 * _U * np.abs(log_int)
-    value = np.maximum((log_int + error) / (al - 1) * (1 + 4 * _U), 0.0)
+    error = e_i + e_j + 4 * U * np.abs(log_int)
+    value = np.maximum((log_int + error) / (al - 1) * (1 + 4 * U), 0.0)
     return np.where(finite, value, np.inf)
-
-
-def _design(k, N, n, min_count):
-    k, N, n, m = scalar_pair_design(k, N, n, min_count, "rdp_epsilon broadcasts over alpha")
-    if k / N < 1e-300:
-        raise ValueError(f"k={k!r} gives k/N={k / N:.3g}: below 1e-300 the Dirichlet "
-                         "parameters k*c/N are subnormal and the divergence cannot be "
-                         "computed in double precision")
-    return k, N, n, m
 
 
 @_checks.public
@@ -170,12 +160,12 @@ def rdp_pairs(N, n, min_count):
     reverse of (c_i, c_j) is (c_j - 1, c_i + 1), again in the set.  Adjacency of Definition
     3; Algorithm 1.
     """
-    _, N, n, m = _design(1.0, N, n, min_count)
+    _, N, n, m = rdp_design(1.0, N, n, min_count)
     if n >= 3:
         return np.array([float(m)]), np.array([float(m + 1)])
-    if N - 2 * m > _MAX_LIST:
+    if N - 2 * m > MAX_LIST:
         raise ValueError(f"N={N}, min_count={m}: n=2 has {N - 2 * m} adjacent pairs, more "
-                         f"than {_MAX_LIST} to list (rdp_epsilon needs no list)")
+                         f"than {MAX_LIST} to list (rdp_epsilon needs no list)")
     c_i = np.arange(m, N - m, dtype=float)
     return c_i, N - c_i
 
@@ -195,11 +185,11 @@ def rdp_epsilon(alpha, k, N, n, min_count):
     Not in the paper (Definition 3's adjacency, Algorithm 1).  Book: "Many releases".
     """
     alpha = _orders(alpha)
-    k, N, n, m = _design(k, N, n, min_count)
+    k, N, n, m = rdp_design(k, N, n, min_count)
     flat = alpha.ravel()
-    if n == 2 and N - 2 * m > _SCAN:
-        _two_categories_exact(N, n)
-        best, _ = _branch_and_bound(lambda c_i, c_j: _pair_divergence(flat, c_i, c_j, k, N),
+    if n == 2 and N - 2 * m > SCAN:
+        two_categories_exact(N, n)
+        best, _ = branch_and_bound(lambda c_i, c_j: _pair_divergence(flat, c_i, c_j, k, N),
                                     N, m, N - m - 1)
     else:
         c_i, c_j = rdp_pairs(N, n, m)

@@ -17,7 +17,7 @@ from scipy.stats import beta as beta_law
 import dpmarkov as dm
 from dpmarkov import accounting as acc
 from dpmarkov.loss import loss_data_term
-from dpmarkov.profile import _pair_profile
+from dpmarkov._pairs import pair_profile
 
 DESIGN = (20.6, 98, 5, 8)          # the grade case study's k, N, n and min count
 
@@ -32,7 +32,7 @@ STEP = 1e-4
 
 def _one_fold_delta(eps, k, N, m):
     """The exact H_eps of the worst pair (also for eps < 0), from the Beta-tail formula."""
-    return float(_pair_profile(np.array([eps]), float(m), float(m + 1), k, N)[0, 0])
+    return float(pair_profile(np.array([eps]), float(m), float(m + 1), k, N)[0, 0])
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def _two_fold_delta(eps, k, N, m):
 
     def integrand(y):            # y = x_i/(x_i + x_j) ~ Beta(a_i, a_j) under P
         loss = data + h * (math.log1p(-y) - math.log(y))
-        return beta_law.pdf(y, a_i, a_j) * _pair_profile(np.array([eps - loss]),
+        return beta_law.pdf(y, a_i, a_j) * pair_profile(np.array([eps - loss]),
                                                          float(m), float(m + 1), k, N)[0, 0]
     val, _ = quad(integrand, 0, 1, points=[0.1, 0.3, 0.5, 0.7], limit=400, epsabs=1e-12)
     return val

@@ -108,6 +108,8 @@ VALID = {
     "privacy_loss": ((np.array([0.3, 0.3, 0.4]), C3, ADJ3, 20.0), {}),
     "privacy_profile": ((1.0, 20.0, 75, 3, 15), {}),
     "profile_pairs": ((75, 3, 15), {}),
+    "pair_profile": (([0.5, 1.0], [15, 16], [16, 20], 20.0, 75), {}),
+    "two_category_search": (([0.0, 1.0], 20.0, 75, 15), {}),
     "worst_pair": ((75, 3, 15), {}),
     # composition (h1)
     "chain_privacy": ((K3, 20.0, 0.1, 1e-3), {"support": K3 > 0}),
@@ -137,6 +139,7 @@ VALID = {
     "transition_counts": (([0, 1, 2, 1, 0],), {"n": 3}),
     "transition_counts_from_pairs": (([0, 1, 2], [1, 2, 0], 3), {}),
     # baselines (h3)
+    "bl.numpy_laplace_noise": (([1, 2**52, 2**53 - 1], 10.0), {}),
     "bl.analytic_gaussian_delta": ((1.0, 1.0), {}),
     "bl.analytic_gaussian_sigma": ((1.0, 1e-5), {}),
     "bl.clip_to_simplex": ((np.array([0.5, -0.1, 0.7]),), {}),
@@ -293,6 +296,7 @@ DOMAIN = {
     "delta": _probability, "exit_probability_union": _probability,
     "exit_probability_exact": _probability, "hockey_stick": _probability,
     "privacy_profile": _probability, "tail_bound": _probability,
+    "pair_profile": _probability, "two_category_search": lambda r: _probability(r[0]) and r[1] >= 1,
     "tail_bound_subgaussian": _probability, "hockey_stick_discrete": _probability,
     "profile_discrete": _probability, "probabilistic_delta": _probability,
     "count_vector": _simplex, "privatize": _simplex, "privatize_chain": _simplex,

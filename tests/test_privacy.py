@@ -16,7 +16,7 @@ import pytest
 
 import dpmarkov as dm
 from dpmarkov import _checks
-from dpmarkov.privacy import lgamma_increment
+from dpmarkov._numerics import lgamma_increment
 from dpmarkov.verify import highprec
 
 # The extreme grid of the brief: k up to 1e7, N up to 1e8, gamma down to 1e-12, n 2..500.
@@ -73,7 +73,7 @@ def test_epsilon_is_never_below_the_real_number(k, eta, N, n, gamma, monkeypatch
     arithmetic (400-digit twins).  The first three inputs (found by an independent review)
     make the two log-Gamma increments of eq. (6) nearly cancel, where rounding to nearest
     alone understated the value by 45, 1200 and 325 ulps; without the outward margin of
-    ``privacy._increment_error`` they fail.  The margin stays below 1e-10 relative."""
+    ``_numerics.increment_error`` they fail.  The margin stays below 1e-10 relative."""
     from dpmarkov.verify import highprec_privacy as hp
     monkeypatch.setattr(highprec, "DPS", 400)
     monkeypatch.setattr(hp, "DPS", 400)
@@ -126,7 +126,7 @@ def test_lgamma_increment_scaled_within_its_error_bound():
     # log1p(h/(x+i)) for negative h (h/x = -0.999999 rounded: 1e-10 relative at x = 1); the
     # Taylor branch it replaced cut to its digamma term (off by h psi'(x)/2 at t = 1e-4);
     # and the increment taken as the difference of two log Gamma values (cancellation).
-    from dpmarkov.privacy import lgamma_increment_scaled
+    from dpmarkov._numerics import lgamma_increment_scaled
     pts = [(x, x * t) for x in _XS for t in _TS
            if np.isfinite(x * t) and (t == 0 or abs(x * t) >= np.finfo(float).tiny)]
     pts += [(1e-300, 10.0), (1e-300, 1e300), (1e-5, 1e40), (0.5, 1e300)]
@@ -315,7 +315,7 @@ def _eq6_designs():
     """(k, eta, N, n, gamma) arrays: a dense grid with eta N whole and not whole, n = 2, 3, 4,
     10, 50, N up to 2^52, k from 3/(2 eta) to 1e12 (and 1e299), gamma from 1e-300 to just
     below 1/n, and as many random designs; only those chain_privacy's rows accept
-    (Assumptions 2-4 and N >= n m + 1, as ``privacy._epsilon_and_delta`` checks them)."""
+    (Assumptions 2-4 and N >= n m + 1, as ``privacy.epsilon_and_delta`` checks them)."""
     rows = []
     for N in (5, 7, 10, 13, 98, 100, 1000, 12345, 10**6, 10**9 + 7, 2**40 + 3, 2**52):
         etas = [c / N for c in (1, 2, 3, 7, 10, 1000, 10**6) if c < N / 3]   # eta N whole
@@ -373,14 +373,14 @@ def _rows_outcome(func, *args):
 
 
 def test_rows_of_a_chain_lean_checks_agree_with_the_full_ones():
-    # privacy._epsilon_and_delta (chain_privacy's rows) checks the designs in one boolean
+    # privacy.epsilon_and_delta (chain_privacy's rows) checks the designs in one boolean
     # expression and falls back to the full checks (_epsilon_and_delta_checked); on designs
     # drawn at and around every border (k at 3/(2 eta) and just below, eta near 1/4, gamma
     # near 1/n and 1/(n-1), N near n m + 1 and 3 eta + 1/N near 1, n = 2 ... 5) both must
     # give the same numbers bit for bit or the same message.  A lean check that accepted a
     # design the full checks refuse (e.g. "k >= 3/(2 eta)" without the slack, gamma <= 1/n,
     # or the eq. (6) interval dropped without N >= n m + 1) fails here.
-    from dpmarkov.privacy import _epsilon_and_delta, _epsilon_and_delta_checked
+    from dpmarkov.privacy import _epsilon_and_delta_checked, epsilon_and_delta
     rng = np.random.default_rng(11)
     accepted = refused = 0
     for _ in range(500):
@@ -394,7 +394,7 @@ def test_rows_of_a_chain_lean_checks_agree_with_the_full_ones():
                                                              2.0, 1e6], rows)
         gamma = rng.choice([1e-3, 1e-3, 1e-3, 1.0, 1 - 1e-16, 1 + 1e-15], rows) / np.where(
             rng.random(rows) < 0.5, n, n - 1)
-        lean = _rows_outcome(_epsilon_and_delta, k, eta, N, n, gamma)
+        lean = _rows_outcome(epsilon_and_delta, k, eta, N, n, gamma)
         full = _rows_outcome(_epsilon_and_delta_checked, k, eta, N, n, gamma)
         if isinstance(full, str):
             refused += 1

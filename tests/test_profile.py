@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dpmarkov as dm
+from dpmarkov import _pairs
 from dpmarkov import profile as pr
 from dpmarkov.verify import bruteforce as bf
 from dpmarkov.verify import highprec_privacy as hp
@@ -191,12 +192,12 @@ EPS2 = np.array([0.0, 1e-7, 1e-3, 0.1, 0.5, 1.0, 2.5, 6.0, 20.0])
 
 @pytest.mark.parametrize("k, N, m", GRID2)
 def test_two_categories_equal_the_full_scan(k, N, m, monkeypatch):
-    # privacy_profile (branch and bound, forced also below _SCAN pairs) against every pair
+    # privacy_profile (branch and bound, forced also below SCAN pairs) against every pair
     # evaluated (the scan it replaced), to the last bit.  A bound taken at the wrong corner of
     # a block, (c1, N - c0), a margin of the wrong sign, or a search that stops at the first
     # local maximum drops a pair somewhere on this grid only if that pair is not the maximum;
     # the synthetic test below catches those.
-    monkeypatch.setattr(pr, "_SCAN", 0)
+    monkeypatch.setattr(_pairs, "SCAN", 0)
     got = dm.privacy_profile(EPS2, k, N, 2, m)
     assert np.array_equal(got, bf.profile_scan(EPS2, k, N, 2, m))
 
@@ -204,8 +205,8 @@ def test_two_categories_equal_the_full_scan(k, N, m, monkeypatch):
 @pytest.mark.parametrize("N, m, k", [(5000, 1, 40.0), (5000, 500, 2000.0), (30000, 7000, 0.3),
                                      (30000, 13900, 3e5)])
 def test_two_categories_above_the_scan_size_equal_the_full_scan(N, m, k):
-    # the default path (branch and bound once N - 2m > _SCAN) against the full scan
-    assert N - 2 * m > pr._SCAN
+    # the default path (branch and bound once N - 2m > SCAN) against the full scan
+    assert N - 2 * m > _pairs.SCAN
     assert np.array_equal(dm.privacy_profile(EPS2, k, N, 2, m), bf.profile_scan(EPS2, k, N, 2, m))
 
 
@@ -219,12 +220,12 @@ def test_two_categories_worst_pair_is_c_i_equal_m_for_positive_epsilon():
             continue
         for eps in (1e-7, 1e-3, 0.1, 0.5, 2.5, 6.0, 20.0):
             c_i = np.array([m, N - m - 1.0])
-            h_end = pr._pair_profile(np.array([eps]), c_i, N - c_i, k, N)[0]
+            h_end = _pairs.pair_profile(np.array([eps]), c_i, N - c_i, k, N)[0]
             if not 1e-280 < h_end[0] < 1 - 1e-6:
                 continue                      # underflow or saturation (H = 1): no location
             assert bf.profile_argmax(eps, k, N, m) == m
             assert h_end[1] < h_end[0]
-            assert pr._pair_profile(np.array([eps]), np.array([m]), np.array([m + 1.0]), k,
+            assert _pairs.pair_profile(np.array([eps]), np.array([m]), np.array([m + 1.0]), k,
                                     N)[0, 0] > h_end[0]
 
 
@@ -238,7 +239,7 @@ def test_branch_and_bound_finds_an_interior_maximum(peak):
     f = lambda c: np.exp(-0.3 * np.maximum(c - c_star, 0) - 1e-3 * c)
     g = lambda c: np.exp(-0.3 * np.maximum(c - (N - c_star), 0) - 1e-3 * c)
     value = lambda ci, cj: (f(ci) * g(cj))[None, :] * np.array([[1.0], [0.5]])
-    best, used = pr._branch_and_bound(value, N, m, N - m - 1)
+    best, used = _pairs.branch_and_bound(value, N, m, N - m - 1)
     c = np.arange(m, N - m, dtype=float)
     scan = value(c, N - c).max(axis=1)
     assert np.array_equal(best, scan) and np.argmax(value(c, N - c)[0]) == peak
@@ -252,8 +253,8 @@ def test_two_categories_at_a_billion_records_need_few_evaluations(m):
     N = 10**9
     for k in (1e3, 1e8):
         for eps in (0.0, 1e-6, 0.5):
-            best, used = pr._two_category_max(np.array([eps]), k, N, m)
-            pair = pr._pair_profile(np.array([eps]), np.array([float(m)]), np.array([N - m + 0.0]),
+            best, used = _pairs.two_category_max(np.array([eps]), k, N, m)
+            pair = _pairs.pair_profile(np.array([eps]), np.array([float(m)]), np.array([N - m + 0.0]),
                                     k, N)[0, 0]
             assert used < 3000 and best[0] >= pair
 
@@ -274,7 +275,7 @@ def test_epsilon_for_delta_equals_the_full_scan(N, m, k, monkeypatch):
     # new: Brent on the pair (m, N - m), checked by branch and bound; old: Brent on the scan.
     # Same bracket and tolerances, so the same iterates while the pair is the worst:
     # agreement to 1e-12 relative (the test allows Brent's own tolerance, 2e-12 + 2e-12 |eps|).
-    monkeypatch.setattr(pr, "_SCAN", 0)
+    monkeypatch.setattr(_pairs, "SCAN", 0)
     for d in (0.3, 1e-2, 1e-6, 1e-12):
         got = dm.epsilon_for_delta(d, k, N, 2, m)
         ref = bf.epsilon_for_delta_scan(d, k, N, 2, m)
@@ -300,10 +301,10 @@ def test_branch_and_bound_on_a_flat_line_returns_a_bound_within_the_margin():
     # 1e-6 above the maximum (never below), after about the budget's number of evaluations
     N, m = 10**7, 10
     value = lambda ci, cj: np.exp(-1e-12 * (ci + cj))[None, :]
-    best, used = pr._branch_and_bound(value, N, m, N - m - 1)
+    best, used = _pairs.branch_and_bound(value, N, m, N - m - 1)
     exact = np.exp(-1e-12 * N)
     assert exact <= best[0] <= exact * (1 + 1e-6) and best[0] > exact
-    assert pr._BUDGET < used < 2 * pr._BUDGET
+    assert _pairs.BUDGET < used < 2 * _pairs.BUDGET
 
 
 @pytest.mark.parametrize("k, m, d", [(1.5e7, 10**8, 1e-6), (1e9, 499 * 10**6, 1e-5)])
@@ -314,10 +315,10 @@ def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
     # above the pair's root and within 1e-5 relative of it (a fallback that returned the pair's
     # root, or stepped without bound, fails)
     N = 10**9
-    pair = lambda e: pr._pair_profile(np.array([e]), np.array([float(m)]), np.array([N - m + 0.0]),
+    pair = lambda e: _pairs.pair_profile(np.array([e]), np.array([float(m)]), np.array([N - m + 0.0]),
                                       k, N)[0, 0]
     e_pair = pr._root(pair, d)
-    assert pr._two_category_max(np.array([e_pair]), k, N, m)[0][0] > max(pair(e_pair), d)
+    assert _pairs.two_category_max(np.array([e_pair]), k, N, m)[0][0] > max(pair(e_pair), d)
     got = dm.epsilon_for_delta(d, k, N, 2, m)
     assert dm.privacy_profile(got, k, N, 2, m) <= d
     assert e_pair < got <= e_pair * (1 + 1e-5)
@@ -326,12 +327,12 @@ def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
 @pytest.mark.parametrize("d, k, N, n, m", [(1e-6, 20.6, 98, 5, 8), (3e-9, 2.1, 1401, 69, 20),
                                            (0.05, 60.0, 20, 3, 2), (1e-10, 7.0, 1000, 2, 30)])
 def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k, N, n, m):
-    # the root search evaluates the pair through _pair_terms once and _pair_profile_at per
-    # eps; the root must be the one Brent's method finds on _pair_profile itself, to the
+    # the root search evaluates the pair through pair_terms once and pair_profile_at per
+    # eps; the root must be the one Brent's method finds on pair_profile itself, to the
     # last bit (a changed data term, h or Beta parameter would move it)
     from scipy.optimize import brentq
     c_j = float(m + 1 if n >= 3 else N - m)
-    pair = lambda e: pr._pair_profile(np.array([e]), np.array([float(m)]), np.array([c_j]),
+    pair = lambda e: _pairs.pair_profile(np.array([e]), np.array([float(m)]), np.array([c_j]),
                                       k, N)[0, 0]
     hi = 1.0
     while pair(hi) > d:
@@ -339,6 +340,6 @@ def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k,
     root = brentq(lambda e: pair(e) - d, hi / 2 if hi > 1 else 0.0, hi, xtol=1e-12, rtol=1e-12)
     assert dm.epsilon_for_delta(d, k, N, n, m) == root
     eps = np.array([0.0, 0.3, root, 4.0])
-    terms = pr._pair_terms(np.array([float(m)]), np.array([c_j]), k, N)
-    assert np.array_equal(pr._pair_profile_at(eps, *terms),
-                          pr._pair_profile(eps, np.array([float(m)]), np.array([c_j]), k, N))
+    terms = _pairs.pair_terms(np.array([float(m)]), np.array([c_j]), k, N)
+    assert np.array_equal(_pairs.pair_profile_at(eps, *terms),
+                          _pairs.pair_profile(eps, np.array([float(m)]), np.array([c_j]), k, N))

@@ -1,8 +1,8 @@
-"""dpmarkov._roots: the bracketing shared by every calibration of the package."""
+"""dpmarkov._numerics (safe-side roots): the bracketing shared by every calibration of the package."""
 import numpy as np
 import pytest
 
-from dpmarkov._roots import push_upper_end, root_on_safe_side
+from dpmarkov._numerics import push_upper_end, root_on_safe_side
 
 
 def test_push_upper_end_then_root_on_the_safe_side():

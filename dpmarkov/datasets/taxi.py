@@ -185,7 +185,7 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
     if weights is None:
         w = np.ones(ids["pickup"].size)
     else:
-        w = _checks._real_float_array("weights", weights).ravel()
+        w = _checks.real_float_array("weights", weights).ravel()
         if w.shape != ids["pickup"].shape:
             raise ValueError(f"weights has {w.size} entries for {ids['pickup'].size} trips")
         if np.any(~np.isfinite(w)) or np.any(w < 0) or np.any(w != np.round(w)):
@@ -194,10 +194,10 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
             raise ValueError(f"weights contains {w[w > MAX_TRIPS][0]!r}: at most 2**53 trips per "
                              "pair are counted exactly")
     loc = states["LocationID"].to_numpy(np.int64)
-    return _state_counts(loc, ids["pickup"], ids["dropoff"], w)[0], states
+    return state_counts(loc, ids["pickup"], ids["dropoff"], w)[0], states
 
 
-def _state_counts(loc, pickup, dropoff, weights, layer=None, layers=1):
+def state_counts(loc, pickup, dropoff, weights, layer=None, layers=1):
     """Trips per (layer, pickup state, drop-off state), an int64 array (layers, n, n).
 
     ``loc`` holds the states' zone ids, sorted (state i is ``loc[i]``); ``pickup``,

@@ -12,7 +12,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from .taxi import _state_counts, trip_counts
+from .taxi import state_counts, trip_counts
 
 _DATA = resources.files("dpmarkov.datasets") / "data"
 
@@ -36,7 +36,7 @@ def load_taxi_monthly_counts(borough="Manhattan"):
     months = [(int(k // 12), int(k % 12) + 1) for k in keys]
     _, zones = trip_counts(table["PULocationID"], table["DOLocationID"],
                            weights=table["trips"], borough=borough)     # checks every row
-    counts = _state_counts(zones["LocationID"].to_numpy(np.int64),
+    counts = state_counts(zones["LocationID"].to_numpy(np.int64),
                            table["PULocationID"].to_numpy(np.int64),
                            table["DOLocationID"].to_numpy(np.int64),
                            table["trips"].to_numpy(float), t, len(months))

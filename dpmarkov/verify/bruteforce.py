@@ -118,7 +118,7 @@ def profile_scan(epsilon, k: float, N: int, n: int, min_count: int):
     evaluation per pair, no branch and bound: the twin that ``privacy_profile`` must
     equal (book: "The tight privacy profile", the worst pair for two categories).
     """
-    from ..profile import _pair_profile
+    from .._pairs import pair_profile
     eps = np.atleast_1d(np.asarray(epsilon, float))
     if n >= 3:
         c_i = np.array([float(min_count)])
@@ -128,7 +128,7 @@ def profile_scan(epsilon, k: float, N: int, n: int, min_count: int):
         c_j = N - c_i
     best = np.zeros(eps.shape)
     for lo in range(0, len(c_i), 100_000):
-        h = _pair_profile(eps, c_i[lo:lo + 100_000], c_j[lo:lo + 100_000], float(k), N)
+        h = pair_profile(eps, c_i[lo:lo + 100_000], c_j[lo:lo + 100_000], float(k), N)
         best = np.maximum(best, h.max(axis=1))
     return best if np.ndim(epsilon) else float(best[0])
 
@@ -136,9 +136,9 @@ def profile_scan(epsilon, k: float, N: int, n: int, min_count: int):
 def profile_argmax(epsilon: float, k: float, N: int, min_count: int) -> int:
     """n = 2: the c_i in [m, N - m - 1] of the largest H_eps(c_i, N - c_i), by full scan
     (the first one on a tie)."""
-    from ..profile import _pair_profile
+    from .._pairs import pair_profile
     c_i = np.arange(min_count, N - min_count, dtype=float)
-    h = _pair_profile(np.array([float(epsilon)]), c_i, N - c_i, float(k), N)[0]
+    h = pair_profile(np.array([float(epsilon)]), c_i, N - c_i, float(k), N)[0]
     return int(c_i[np.argmax(h)])
 
 

@@ -98,7 +98,7 @@ class Claim:
 CLAIMS: list[Claim] = []
 
 
-def _claim(id, ref, claim, method, verdict, evidence, chapter, support=""):
+def add_claim(id, ref, claim, method, verdict, evidence, chapter, support=""):
     """Register the decorated function as the ``check`` of a new ``Claim``."""
     def register(fn):
         if any(c.id == id for c in CLAIMS):

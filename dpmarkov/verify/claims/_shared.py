@@ -15,7 +15,7 @@ _N_BIG = 10**12                            # "continuous" eta: eta*N a whole num
 
 
 # ----------------------------------------------------------------------------- helpers
-def _leaky_rr(N, eps0, leak):
+def leaky_rr(N, eps0, leak):
     """A discrete (eps0, leak)-probabilistically private row (book: private_chains)."""
     m = N + 1
     rr = np.ones((m, m))
@@ -24,24 +24,24 @@ def _leaky_rr(N, eps0, leak):
     return np.hstack([(1 - leak) * rr, leak * np.eye(m)])
 
 
-def _line(N):
+def line_chain(N):
     return np.array([(c, c + 1) for c in range(N)])
 
 
-_SPECS = [(2, 1.1, 0.02), (3, 0.4, 0.05), (2, 0.7, 0.03)]     # three rows (N_i, eps_i, delta_i)
+JOINT_SPECS = [(2, 1.1, 0.02), (3, 0.4, 0.05), (2, 0.7, 0.03)]     # three rows (N_i, eps_i, delta_i)
 
 
 @lru_cache(maxsize=None)
-def _joint():
-    rows = [_leaky_rr(*s) for s in _SPECS]
+def joint_chain():
+    rows = [leaky_rr(*s) for s in JOINT_SPECS]
     joint = composition.compose_parallel(*rows)
-    pairs = composition.parallel_adjacency([_line(N) for N, _, _ in _SPECS],
-                                           [N + 1 for N, _, _ in _SPECS])
+    pairs = composition.parallel_adjacency([line_chain(N) for N, _, _ in JOINT_SPECS],
+                                           [N + 1 for N, _, _ in JOINT_SPECS])
     return rows, joint, pairs
 
 
 @lru_cache(maxsize=None)
-def _taxi():
+def taxi_chain():
     """The book's Manhattan chain (TLC sample, t = 15, >= 100 departures; taxi chapter).
 
     Cached, like the taxi Monte Carlo below: loading and sampling happen once per session.
@@ -54,9 +54,9 @@ def _taxi():
 
 
 @lru_cache(maxsize=None)
-def _taxi_tv(scale: float, draws: int = 200):
+def taxi_tv(scale: float, draws: int = 200):
     """Monte Carlo E||pi - pi~||_TV of the taxi chain at k_i = scale * k_min,i."""
-    _, K, _, kmin = _taxi()
+    _, K, _, kmin = taxi_chain()
     pi = chain.stationary_distribution(K / K.sum(axis=1, keepdims=True))
     pis = chain.stationary_distribution(chain.privatize_chain(K, scale * kmin, support=K > 0, size=draws,
                                                               rng=SEED))
@@ -64,13 +64,13 @@ def _taxi_tv(scale: float, draws: int = 200):
     return float(tv.mean()), float(tv.std(ddof=1) / np.sqrt(draws))
 
 
-def _taxi_eps(scale: float) -> float:
-    _, K, eta, kmin = _taxi()
+def taxi_eps(scale: float) -> float:
+    _, K, eta, kmin = taxi_chain()
     return composition.chain_privacy(K, scale * kmin, eta, TAXI_GAMMA,
                         support=K > 0).epsilon
 
 
-def _delta_star(eta, n, s=1.0):
+def delta_star(eta, n, s=1.0):
     """delta of eq. (7) at k = s * 3/(2 eta), with eta*N whole for a huge N (taxi chapter)."""
     eta = round(eta * _N_BIG) / _N_BIG
     return privacy.delta(s * 1.5 / eta, eta, _N_BIG, n, TAXI_GAMMA)
@@ -82,26 +82,26 @@ def brentq(f, a, b, **options):
     return scipy_brentq(f, a, b, **options)
 
 
-def _eta_for_delta(target, n):
-    f = lambda le: np.log(_delta_star(np.exp(le), n)) - np.log(target)   # noqa: E731
+def eta_for_delta(target, n):
+    f = lambda le: np.log(delta_star(np.exp(le), n)) - np.log(target)   # noqa: E731
     return float(np.exp(brentq(f, np.log(1e-10), np.log(0.9 / n), xtol=1e-13)))
 
 
-def _m_for_eps(target, eta, n):
+def m_for_eps(target, eta, n):
     """The (real) rarest count m at which a row of share eta has eps* = target."""
     f = lambda m: privacy.epsilon_paper(1.5 / eta, eta, round(m / eta), n, TAXI_GAMMA) - target  # noqa
     return brentq(f, 2.0, 1e4, xtol=1e-6)
 
 
-def _taxi_pair(eps_, delta_):
+def taxi_pair(eps_, delta_):
     """What eqs. (6)-(7) say about one of the paper's taxi (eps, delta) pairs (n_i = 65):
     (2.68, 0.0214), (3.73, 3e-6) or (3.73, 6e-6).
 
     Not cached, so that a change of eq. (6) or (7) shows up in every check that uses it.
     """
-    e_ = _eta_for_delta(delta_, 65)
-    m_ = _m_for_eps(eps_, e_, 65)
-    return dict(eta=e_, m=m_, N_row=m_ / e_, delta_14=_delta_star(e_, 65, 1.4))
+    e_ = eta_for_delta(delta_, 65)
+    m_ = m_for_eps(eps_, e_, 65)
+    return dict(eta=e_, m=m_, N_row=m_ / e_, delta_14=delta_star(e_, 65, 1.4))
 
 
 ILLUSTRATIVE_GRADES = np.array([30, 33, 19, 8, 8.0])     # N = 98, every count >= 8 (intro)

@@ -5,12 +5,12 @@ import numpy as np
 
 from ... import accuracy, mechanism, simplex
 from .. import bruteforce, highprec
-from ._core import SEED, ACC, KLW, _claim, agrees
+from ._core import SEED, ACC, KLW, add_claim, agrees
 from ._shared import ILLUSTRATIVE_GRADES
 
 
 # ============================================================================ Accuracy
-@_claim("thm-2", "Thm. 2, eq. (8)", "E[KL(C || C~)] = sum_i C_i (log C_i + psi(k) - psi(k C_i)).",
+@add_claim("thm-2", "Thm. 2, eq. (8)", "E[KL(C || C~)] = sum_i C_i (log C_i + psi(k) - psi(k C_i)).",
         "Monte Carlo", "holds",
         "40,000 draws agree within 5 standard errors; the mpmath twin to 1e-12; Theorem 1's "
         "conditions are not needed (the book derives eq. (8) from the Dirichlet law)", ACC,
@@ -27,7 +27,7 @@ def _thm2():
             abs(z) < 5 and abs(twin - closed) < 1e-12)
 
 
-@_claim("cor-1", "Cor. 1", "E[KL] is largest at C = (1/N, ..., 1/N, 1-(n-1)/N), which gives "
+@add_claim("cor-1", "Cor. 1", "E[KL] is largest at C = (1/N, ..., 1/N, 1-(n-1)/N), which gives "
         "the printed bound.", "brute force", "holds but loose",
         "the maximiser is right (exhaustive search), but it ignores Assumption 3: at the grade "
         "parameters the bound is 0.142 while the largest E[KL] of an allowed vector is 0.107",

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import accuracy, chain, composition, mechanism, privacy, simplex
-from ._core import SEED, MECH, CHAINS, STAT, _claim, agrees
-from ._shared import (ILLUSTRATIVE_GRADES, _SPECS, _joint, _line, _taxi, _taxi_tv)
+from ._core import SEED, MECH, CHAINS, STAT, add_claim, agrees
+from ._shared import (ILLUSTRATIVE_GRADES, JOINT_SPECS, joint_chain, line_chain, taxi_chain, taxi_tv)
 
 
 # ============================================================================ Markov chains
@@ -40,16 +40,16 @@ def _sample_variance_z(x, var):
     return (x.var(axis=0, ddof=1) - var) / se
 
 
-@_claim("lem-1", "Lemma 1", "Parallel composition: independent (eps_i, delta_i) mechanisms on "
+@add_claim("lem-1", "Lemma 1", "Parallel composition: independent (eps_i, delta_i) mechanisms on "
         "disjoint parts give (max eps_i, max delta_i)-DP.", "brute force", "holds",
         "the statement holds (conditioning proof in the book; the paper's proof step is wrong, "
         "see lem-1-proof): on three leaky randomized-response rows and one asymmetric part the "
         "joint delta(eps) is the maximum of the parts' profiles (both orders of each adjacent "
         "pair, computed by hand) at every eps (gap < 1e-12)", CHAINS, support="proof")
 def _lem1():
-    rows, _, _ = _joint()
+    rows, _, _ = joint_chain()
     parts = list(rows) + [_asymmetric_part()]
-    lines = [_line(N) for N, _, _ in _SPECS] + [_line(2)]
+    lines = [line_chain(N) for N, _, _ in JOINT_SPECS] + [line_chain(2)]
     joint = composition.compose_parallel(*parts)
     pairs = composition.parallel_adjacency(lines, [M.shape[0] for M in parts])
     grid = np.linspace(0, 2.5, 26)
@@ -63,23 +63,23 @@ def _lem1():
     return dict(max_gap=gap, order_matters_by=asym), gap < 1e-12 and asym > 1e-3
 
 
-@_claim("lem-1-proof", "Supp. C.4", "The proof of Lemma 1: the joint bad set has probability "
+@add_claim("lem-1-proof", "Supp. C.4", "The proof of Lemma 1: the joint bad set has probability "
         "prod_i delta_i <= max_i delta_i, so the release is probabilistically private.",
         "brute force", "fails",
         "the bad set is a union: its best probability is 1 - prod(1 - delta_i) = 0.097 > "
         "max delta_i = 0.05; the lemma's statement survives by a conditioning argument", CHAINS,
         support="counterexample")
 def _lem1_proof():
-    _, joint, pairs = _joint()
-    eps_max = max(s[1] for s in _SPECS)
-    d_max = max(s[2] for s in _SPECS)
+    _, joint, pairs = joint_chain()
+    eps_max = max(s[1] for s in JOINT_SPECS)
+    d_max = max(s[2] for s in JOINT_SPECS)
     pd = float(composition.probabilistic_delta(joint, pairs, eps_max))
-    formula = 1 - np.prod([1 - s[2] for s in _SPECS])
+    formula = 1 - np.prod([1 - s[2] for s in JOINT_SPECS])
     return (dict(probabilistic_delta=pd, max_delta_i=d_max),
             pd > d_max and abs(pd - formula) < 1e-12 and agrees(pd, "0.097"))
 
 
-@_claim("thm-3", "Thm. 3", "Algorithm 2 keeps D (max_i eps_i, max_i delta_i)-DP under "
+@add_claim("thm-3", "Thm. 3", "Algorithm 2 keeps D (max_i eps_i, max_i delta_i)-DP under "
         "Definition 3.", "brute force", "holds",
         "follows from Theorem 1 per row and Lemma 1 (exact check); it protects destinations "
         "only, the row sizes are public", CHAINS, support="proof")
@@ -93,7 +93,7 @@ def _thm3():
             gap < 1e-12 and abs(p.epsilon - max(rows)) < 1e-12)
 
 
-@_claim("alg-1", "Alg. 1", "Release C(D, rho) as one draw of Dir(k C), k chosen for the target "
+@add_claim("alg-1", "Alg. 1", "Release C(D, rho) as one draw of Dir(k C), k chosen for the target "
         "epsilon.", "Monte Carlo", "holds",
         "box missing from our copy, rebuilt; the sampler's means and variances agree within "
         "5 standard errors", MECH)
@@ -110,7 +110,7 @@ def _alg1():
             bool(np.all(np.abs(z_mean) < 5) and np.all(np.abs(z_var) < 5)))
 
 
-@_claim("alg-2", "Alg. 2", "Privatize each row of the transition matrix with its own "
+@add_claim("alg-2", "Alg. 2", "Privatize each row of the transition matrix with its own "
         "Dirichlet mechanism (k_i per row).", "Monte Carlo", "holds",
         "box missing from our copy, rebuilt; each row's means and variances (which depend on "
         "its own k_i) agree with Dir(k_i P_i) within 5 standard errors; rows sum to 1 to "
@@ -130,23 +130,23 @@ def _alg2():
             bool(np.all(np.abs(z) < 5) and np.all(np.abs(z_var) < 5) and sum_err < 1e-14))
 
 
-@_claim("thm-4", "Thm. 4", "E||pi - pi~||_TV <= (1/2) ||Z||_1 sqrt(2L).", "Monte Carlo",
+@add_claim("thm-4", "Thm. 4", "E||pi - pi~||_TV <= (1/2) ||Z||_1 sqrt(2L).", "Monte Carlo",
         "holds but loose",
         "not proved: Monte Carlo found no counterexample in the stationary chapter's 120 stress "
         "chains, and the book proves only a corrected, larger bound; ||Z||_1 is ambiguous "
         "(column or row sums); on the taxi chain the printed bound is 1.48 > 1 against a "
         "Monte Carlo 0.023, and the corrected bound 11.1 also holds", STAT)
 def _thm4():
-    _, K, _, kmin = _taxi()
+    _, K, _, kmin = taxi_chain()
     bound = chain.stationary_tv_bound(K, kmin)
     corrected = chain.stationary_tv_bound_corrected(K, kmin)
-    tv, se = _taxi_tv(1.0)
+    tv, se = taxi_tv(1.0)
     return (dict(bound=bound, corrected_bound=corrected, monte_carlo_tv=tv, se=se),
             tv + 5 * se < bound and agrees(bound, "1.48") and agrees(tv, "0.023", se)
             and agrees(corrected, "11.1") and tv + 5 * se < corrected)
 
 
-@_claim("thm-4-Z", "Thm. 4", "The constant of Theorem 4 uses Z = (I - P - 1 pi^T)^(-1).",
+@add_claim("thm-4-Z", "Thm. 4", "The constant of Theorem 4 uses Z = (I - P - 1 pi^T)^(-1).",
         "symbolic", "holds but loose",
         "the printed matrix is not the fundamental matrix (I - P + 1 pi^T)^(-1) = Z: it equals "
         "Z - 2 * 1 pi^T (sympy, for every 2-state chain; 1e-12 on a 3-state one), so "
@@ -193,7 +193,7 @@ def _thm5_paper_bound(counts, k):
     return float(np.sqrt(2 * pi @ accuracy.kl_bound(np.broadcast_to(k, (n,)), N, n)))
 
 
-@_claim("thm-5", "Thm. 5", "E|tau_inf(P) - tau_inf(P~)| <= sqrt(2L).", "Monte Carlo", "fails",
+@add_claim("thm-5", "Thm. 5", "E|tau_inf(P) - tau_inf(P~)| <= sqrt(2L).", "Monte Carlo", "fails",
         "a three-state chain meeting every assumption literally (counts ((99800,100,100), (2,6,2), "
         "(2,2,6)), k = (1500, 7.5, 7.5) = 3/(2 eta_i), every entry in [eta_i, 1-2 eta_i], full "
         "support, irreducible): E|dtau| = 0.1017 +- 0.0004 against sqrt(2L) = 0.0753; rank-one "
@@ -224,7 +224,7 @@ def _thm5():
             and agrees(corrected, "0.59") and mean <= corrected + 5 * se)
 
 
-@_claim("sec5-rate", "Sec. 5", "Theorems 4-5 make the error O(log(1/k_i)), so accuracy improves "
+@add_claim("sec5-rate", "Sec. 5", "Theorems 4-5 make the error O(log(1/k_i)), so accuracy improves "
         "substantially with small changes in privacy.", "high precision", "fails",
         "the bounds are Theta(k^(-1/2)), not log(1/k): k L = (n-1)/2 + 32.67/k + O(1/k^2) "
         "(n = 5: 2.0033 at k = 1e4), so sqrt(2L) sqrt(k) -> sqrt(n-1); log(1/k) is negative for "

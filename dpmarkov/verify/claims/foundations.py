@@ -6,12 +6,12 @@ from scipy.special import betaln
 
 from ... import chain, composition, loss, mechanism, privacy, simplex, _checks
 from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, SEED, PRELIM, MECH, CHAINS, STAT, PRIV_LOSS,
-                    _claim, agrees)
-from ._shared import (ILLUSTRATIVE_GRADES, _SPECS, _leaky_rr, _line)
+                    add_claim, agrees)
+from ._shared import (ILLUSTRATIVE_GRADES, JOINT_SPECS, leaky_rr, line_chain)
 
 
 # ============================================================================ Definitions
-@_claim("def-1", "Def. 1", "The unit simplex: non-negative vectors summing to one.",
+@add_claim("def-1", "Def. 1", "The unit simplex: non-negative vectors summing to one.",
         "brute force", "holds",
         "every Dirichlet release lies in it; negative or non-summing vectors are rejected",
         PRELIM)
@@ -23,7 +23,7 @@ def _def1():
     return dict(max_sum_error=err, min_entry=float(x.min())), ok and err < 1e-12
 
 
-@_claim("def-2", "Def. 2", "The bordered simplex: stochastic vectors with every entry >= eta.",
+@add_claim("def-2", "Def. 2", "The bordered simplex: stochastic vectors with every entry >= eta.",
         "brute force", "holds",
         "non-empty exactly when eta <= 1/n (the uniform vector is its last point)", PRELIM)
 def _def2():
@@ -36,7 +36,7 @@ def _def2():
     return dict(largest_min_entry_of_20000_draws=largest_min, one_over_n=1 / n), ok
 
 
-@_claim("def-3", "Def. 3", "Adjacent databases differ in one entry; every part keeps its "
+@add_claim("def-3", "Def. 3", "Adjacent databases differ in one entry; every part keeps its "
         "size N_i.", "brute force", "holds but loose",
         "a record may change category but never move to another part: the row sizes (taxi "
         "origins) are public; a record moving between rows j, l costs (eps_j + eps_l, "
@@ -52,7 +52,7 @@ def _def3():
         add_rejected = True
     # a record moving between two leaky-randomized-response rows (outside Def. 3)
     eps0, lam = 0.8, 0.05
-    Mr = _leaky_rr(2, eps0, lam)
+    Mr = leaky_rr(2, eps0, lam)
     joint2 = composition.compose_parallel(Mr, Mr)
     moved = np.array([(np.ravel_multi_index((c0, c1), (3, 3)),
                        np.ravel_multi_index((c0 - 1, c1 + 1), (3, 3)))
@@ -64,7 +64,7 @@ def _def3():
             and abs(d_sum - (1 - (1 - lam) ** 2)) < 1e-12)
 
 
-@_claim("def-4", "Def. 4", "(epsilon, delta)-differential privacy: P(M(D) in T) <= "
+@add_claim("def-4", "Def. 4", "(epsilon, delta)-differential privacy: P(M(D) in T) <= "
         "e^eps P(M(D') in T) + delta for all adjacent D, D' and all sets T.",
         "brute force", "holds",
         "standard definition; on a toy mechanism all 8 output sets obey it with delta and "
@@ -82,7 +82,7 @@ def _def4():
             worst <= dlt + 1e-15 and worst > 0 and abs(hs - worst) < 1e-15)
 
 
-@_claim("def-5", "Def. 5", "The Dirichlet mechanism releases a draw from Dir(k p) with the "
+@add_claim("def-5", "Def. 5", "The Dirichlet mechanism releases a draw from Dir(k p) with the "
         "stated density.", "high precision", "holds but loose",
         "the formula is a density written as a probability, and is undefined when a count is 0 "
         "(Gamma(0) = infinity); dm.log_density agrees with a 30-digit evaluation", MECH)
@@ -103,20 +103,20 @@ def _def5():
     return dict(log_density_minus_30_digits=ours - ref), abs(ours - ref) < 1e-12 and zero_rejected
 
 
-@_claim("def-6", "Def. 6 and Sec. 3", "Probabilistic DP: a bad set Omega_2 of probability "
+@add_claim("def-6", "Def. 6 and Sec. 3", "Probabilistic DP: a bad set Omega_2 of probability "
         "<= delta and a log-density ratio <= epsilon elsewhere; it implies (epsilon, delta)-DP.",
         "brute force", "holds",
         "on a leaky randomized response the probabilistic delta equals the exact DP delta; "
         "the implication is proved in the book", PRELIM)
 def _def6():
-    N, eps0, lam = _SPECS[0]
-    M = _leaky_rr(N, eps0, lam)
-    pd = float(composition.probabilistic_delta(M, _line(N), eps0))
-    prof = float(composition.profile_discrete(M, _line(N), eps0))
+    N, eps0, lam = JOINT_SPECS[0]
+    M = leaky_rr(N, eps0, lam)
+    pd = float(composition.probabilistic_delta(M, line_chain(N), eps0))
+    prof = float(composition.profile_discrete(M, line_chain(N), eps0))
     return dict(probabilistic_delta=pd, dp_delta=prof), prof <= pd + 1e-15 and abs(pd - lam) < 1e-12
 
 
-@_claim("def-7", "Def. 7", "The infinity-norm ergodicity coefficient tau_inf(G) = max "
+@add_claim("def-7", "Def. 7", "The infinity-norm ergodicity coefficient tau_inf(G) = max "
         "||G^T z||_inf over ||z||_inf = 1, z^T 1 = 0, a proxy for |lambda_2|.",
         "brute force", "holds but loose",
         "it bounds |lambda_2|, but it is not Dobrushin's coefficient and reaches floor(n/2) "
@@ -133,7 +133,7 @@ def _def7():
 
 
 # ============================================================================ Assumptions
-@_claim("asm-1", "Asm. 1", "Each database entry belongs to exactly one category.",
+@add_claim("asm-1", "Asm. 1", "Each database entry belongs to exactly one category.",
         "consistency", "holds",
         "makes C(D, rho) a stochastic vector (counts sum to N)", PRELIM)
 def _asm1():
@@ -141,7 +141,7 @@ def _asm1():
     return dict(sum_of_C=float(C.sum())), abs(C.sum() - 1) < 1e-15
 
 
-@_claim("asm-2", "Asm. 2", "The border of Omega_1 satisfies gamma <= 1/(n-1).",
+@add_claim("asm-2", "Asm. 2", "The border of Omega_1 satisfies gamma <= 1/(n-1).",
         "brute force", "holds but loose",
         "for gamma >= 1/n Omega_1 is empty or one point, so delta = 1: the guarantee is vacuous "
         "rather than false, but eq. (6) then reports a small (even negative) epsilon; it should "
@@ -161,7 +161,7 @@ def _asm2():
             in_omega1 == 0 and output_term < 0 and rejected)
 
 
-@_claim("asm-3", "Asm. 3", "eta in (0, 1/4), and every count vector lies in the bordered "
+@add_claim("asm-3", "Asm. 3", "eta in (0, 1/4), and every count vector lies in the bordered "
         "simplex of border eta.", "consistency", "holds but loose",
         "the range ignores n (for n = 5, eta in (1/5, 1/4) admits no count vector), and eta is "
         "read off the very counts it protects", MECH)
@@ -181,7 +181,7 @@ def _eq6_unchecked(k, eta, N, n, gamma):
             + k / N * np.log((1 - (n - 1) * gamma) / gamma))
 
 
-@_claim("asm-4", "Asm. 4 and Sec. 3.1", "k >= 3/(2 eta); so not every count vector can be made "
+@add_claim("asm-4", "Asm. 4 and Sec. 3.1", "k >= 3/(2 eta); so not every count vector can be made "
         "arbitrarily private: epsilon* at k = 3/(2 eta) is the strongest level.",
         "high precision", "holds but loose",
         "3/(2*0.073) = 20.548 and eq. (6) increases in k, but eq. (6) stays a valid bound below "
@@ -203,7 +203,7 @@ def _asm4():
             and agrees(below, "1.11") and agrees(exact, "1.07") and agrees(d10, "0.044"))
 
 
-@_claim("asm-5", "Asm. 5", "Every state is reachable from every other state (irreducible).",
+@add_claim("asm-5", "Asm. 5", "Every state is reachable from every other state (irreducible).",
         "brute force", "holds",
         "checked by dm.check_irreducible; a chain with a closed class is rejected", STAT)
 def _asm5():
@@ -218,7 +218,7 @@ def _asm5():
     return dict(reducible_rejected=rejected), rejected
 
 
-@_claim("asm-6", "Asm. 6", "Every feasible transition has occurred at least once.",
+@add_claim("asm-6", "Asm. 6", "Every feasible transition has occurred at least once.",
         "brute force", "holds but loose",
         "zeros of the count matrix stay exactly zero in every release, so the support is "
         "published: harmless only if the feasible set is public", CHAINS)

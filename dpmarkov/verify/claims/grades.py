@@ -7,13 +7,13 @@ import numpy as np
 
 from ... import accuracy, privacy, profile, simplex, _checks
 from .. import bruteforce, highprec
-from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, PRIV_DELTA, PRIV_PROFILE, GRADES, _claim,
+from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, PRIV_DELTA, PRIV_PROFILE, GRADES, add_claim,
                     agrees)
 from ._shared import ILLUSTRATIVE_GRADES
 
 
 # ============================================================================ Section 6.1
-@_claim("sec6.1-N", "Sec. 6.1", "The Calculus 1 course has N = 98 students.", "reproduction",
+@add_claim("sec6.1-N", "Sec. 6.1", "The Calculus 1 course has N = 98 students.", "reproduction",
         "not reproducible",
         "the Georgia Tech counts are not published; N = 98 is consistent with eta = 0.073 "
         "(every grade needs >= 8 students)", GRADES)
@@ -30,7 +30,7 @@ def _sec61_N():
             m == GRADE_MIN_COUNT and worst.sum() == 98 and seven_rejected)
 
 
-@_claim("sec6.1-n", "Sec. 6.1", "n = 5 categories (A, B, C, D, F).", "consistency", "holds",
+@add_claim("sec6.1-n", "Sec. 6.1", "n = 5 categories (A, B, C, D, F).", "consistency", "holds",
         "gamma = 0.0004 < 1/n and eta = 0.073 < 1/n", GRADES)
 def _sec61_n():
     n = GRADE["n"]
@@ -41,7 +41,7 @@ def _sec61_n():
     return dict(n=n), g == GRADE["gamma"] and bool(simplex.in_bordered_simplex(u, GRADE["eta"]))
 
 
-@_claim("sec6.1-eta", "Sec. 6.1", "eta = 0.073.", "consistency", "holds but loose",
+@add_claim("sec6.1-eta", "Sec. 6.1", "eta = 0.073.", "consistency", "holds but loose",
         "eta*N = 7.15 is no whole count: valid if every grade has >= 8 students, but then "
         "eta = 8/98 = 0.082 was allowed and gives a smaller epsilon* (1.949 against 2.2065)", GRADES)
 def _sec61_eta():
@@ -52,7 +52,7 @@ def _sec61_eta():
             and abs(0.073 * 98 - round(0.073 * 98)) > 0.1)
 
 
-@_claim("sec6.1-gamma", "Sec. 6.1", "gamma = 0.0004.", "consistency", "holds",
+@add_claim("sec6.1-gamma", "Sec. 6.1", "gamma = 0.0004.", "consistency", "holds",
         "below 1/n, so Omega_1 has positive probability; eq. (7) then gives delta = 7.3e-4 at k = 20.6",
         GRADES)
 def _sec61_gamma():
@@ -61,7 +61,7 @@ def _sec61_gamma():
     return dict(gamma=4e-4, one_over_n=0.2, delta_eq7=d), ok and agrees(d, "7.3e-4")
 
 
-@_claim("sec6.1-k-grid", "Sec. 6.1", "k in {20.6, 21.6, ..., 110.6}; the smallest k gives the "
+@add_claim("sec6.1-k-grid", "Sec. 6.1", "k in {20.6, 21.6, ..., 110.6}; the smallest k gives the "
         "strongest privacy Assumption 4 allows.", "high precision", "holds but loose",
         "91 values, but 3/(2 eta) = 20.548 < 20.6: the strongest allowed epsilon is 2.2065, "
         "not eq. (6) at 20.6 (2.2119)", GRADES)
@@ -74,7 +74,7 @@ def _sec61_kgrid():
             and agrees(privacy.epsilon_star_paper(**GRADE), "2.2065"))
 
 
-@_claim("sec6.1-eps", "Sec. 6.1", "At the smallest k, epsilon = 2.255.", "high precision", "fails",
+@add_claim("sec6.1-eps", "Sec. 6.1", "At the smallest k, epsilon = 2.255.", "high precision", "fails",
         "eq. (6) at the stated parameters gives 2.212 at k = 20.6 and 2.207 at k_min = 20.548 "
         "(mpmath agrees); 2.255 needs k = 21.01", GRADES)
 def _sec61_eps():
@@ -87,7 +87,7 @@ def _sec61_eps():
             and agrees(privacy.k_for_epsilon_paper(2.255, **GRADE), "21.01"))
 
 
-@_claim("sec6.1-kl", "Sec. 6.1", "At the smallest epsilon the mean KL divergence is 0.103.",
+@add_claim("sec6.1-kl", "Sec. 6.1", "At the smallest epsilon the mean KL divergence is 0.103.",
         "consistency", "holds",
         "the counts are unpublished, but Theorem 2 at k = 20.6 rounds to 0.103 for 56% of the "
         "557,845 count vectors Assumption 3 allows (range 0.102-0.107)", GRADES)
@@ -106,7 +106,7 @@ def _sec61_kl():
             and agrees(kl.max(), "0.107"))
 
 
-@_claim("sec6.1-delta", "Sec. 6.1", "At the smallest epsilon, delta = 0.0026.", "high precision",
+@add_claim("sec6.1-delta", "Sec. 6.1", "At the smallest epsilon, delta = 0.0026.", "high precision",
         "fails",
         "eq. (7) gives 7.3e-4 (integer counts, Boole bound) or 2.0e-3 (continuous worst "
         "vector); no reading gives 0.0026", PRIV_DELTA)
@@ -117,7 +117,7 @@ def _sec61_delta():
             agrees(integer, "7.3e-4") and agrees(cont, "2.0e-3"))
 
 
-@_claim("sec6.1-delta-3.31", "Sec. 6.1", "At epsilon = 3.31, delta = 1.3e-4.", "high precision",
+@add_claim("sec6.1-delta-3.31", "Sec. 6.1", "At epsilon = 3.31, delta = 1.3e-4.", "high precision",
         "fails", "eq. (6) reaches 3.31 at k = 31.16, where eq. (7) gives 1.4e-5 (integer) or "
         "6.2e-5 (continuous)", PRIV_DELTA)
 def _sec61_delta331():
@@ -128,7 +128,7 @@ def _sec61_delta331():
             agrees(k, "31.16") and agrees(integer, "1.4e-5") and agrees(cont, "6.2e-5"))
 
 
-@_claim("sec6.1-guarantee", "Sec. 6.1", "The grade release is (2.255, 0.0026)-DP.",
+@add_claim("sec6.1-guarantee", "Sec. 6.1", "The grade release is (2.255, 0.0026)-DP.",
         "high precision", "holds but loose",
         "true, since both numbers exceed Theorem 1's own at k = 20.6, but the exact delta at "
         "epsilon = 2.255 is 4e-9", PRIV_PROFILE)
@@ -140,7 +140,7 @@ def _sec61_guarantee():
             and agrees(tight, "4e-9"))
 
 
-@_claim("fig-1", "Fig. 1 / Sec. 6.1", "As epsilon grows, Corollary 1 approaches the true mean KL "
+@add_claim("fig-1", "Fig. 1 / Sec. 6.1", "As epsilon grows, Corollary 1 approaches the true mean KL "
         "divergence.", "high precision", "holds",
         "both fall like (n-1)/(2k): the ratio of bound to E[KL] goes from 1.4 at k = 20.6 to "
         "1.1 at 110.6 and 1.0 at 1e4", GRADES)

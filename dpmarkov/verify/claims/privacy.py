@@ -7,11 +7,11 @@ from scipy.special import betaln
 from ... import audit, loss, privacy, profile
 from .. import bruteforce, highprec, highprec_privacy
 from ._core import (GRADE, GRADE_MIN_COUNT, K_GRID, SEED, AUDIT, PRIV_LOSS, PRIV_EPS, PRIV_N2,
-                    PRIV_PROFILE, _claim, agrees)
+                    PRIV_PROFILE, add_claim, agrees)
 
 
 # ============================================================================ Theorem 1
-@_claim("thm-1", "Thm. 1, eq. (6)", "For n >= 3 categories, eq. (6) bounds the privacy loss "
+@add_claim("thm-1", "Thm. 1, eq. (6)", "For n >= 3 categories, eq. (6) bounds the privacy loss "
         "of the Dirichlet mechanism on Omega_1.", "brute force", "holds but loose",
         "at the grade parameters eq. (6) = 2.212 >= the exact worst loss 2.130; at the same "
         "delta (7.3e-4) the tight epsilon is 0.736; over k = 20.6..110.6 the tight epsilon is "
@@ -37,7 +37,7 @@ def _thm1():
                  ratio_tight_eq6_at_20_6=ends[0], ratio_tight_eq6_at_110_6=ends[1]), ok)
 
 
-@_claim("thm-1-n2", "Thm. 1, eq. (6)", "Eq. (6) bounds the privacy loss also for n = 2 "
+@add_claim("thm-1-n2", "Thm. 1, eq. (6)", "Eq. (6) bounds the privacy loss also for n = 2 "
         "categories.", "brute force", "fails",
         "N = 100, eta = 0.1, k = 15, gamma = 1e-3: an adjacent pair and an output in Omega_1 "
         "have loss 1.404 > eq. (6) = 1.386; replacing 1-2eta by 1-(n-1)eta fixes it. Conventional "
@@ -57,7 +57,7 @@ def _thm1_n2():
             and corrected >= attained - 1e-9 and agrees(d7, "1.2e-3") and agrees(tight, "8e-8"))
 
 
-@_claim("thm-1-delta", "Thm. 1, eq. (7)", "delta = 1 - min over count vectors of "
+@add_claim("thm-1-delta", "Thm. 1, eq. (7)", "delta = 1 - min over count vectors of "
         "P(Dir(kC) in Omega_1) makes the mechanism (epsilon, delta)-DP.", "high precision",
         "holds but loose",
         "valid (probabilistic DP implies DP) but far from tight: at k = 20.6 eq. (7) gives "
@@ -80,7 +80,7 @@ def _thm1_delta():
     return dict(delta_eq7=d7, exact_dp_delta_at_eps=tight), ok
 
 
-@_claim("eps-star", "Sec. 3.1", "The smallest epsilon is eq. (6) at k = 3/(2 eta), with the "
+@add_claim("eps-star", "Sec. 3.1", "The smallest epsilon is eq. (6) at k = 3/(2 eta), with the "
         "printed closed form epsilon*; any epsilon >= epsilon* is reached by tuning k.",
         "symbolic", "holds",
         "sympy: the closed form is eq. (6) at k = 3/(2 eta), argument by argument; numerically "
@@ -112,7 +112,7 @@ AUDIT_COUNTS = np.array([9.0, 8, 8, 8, 65])        # c  (one record more in cate
 AUDIT_ADJACENT = np.array([8.0, 9, 8, 8, 65])      # c' (the worst adjacent pair, profile_pairs)
 
 
-@_claim("audit-thm-1", "Thm. 1 (audit)", "Samples of dm.privatize at the worst adjacent grade "
+@add_claim("audit-thm-1", "Thm. 1 (audit)", "Samples of dm.privatize at the worst adjacent grade "
         "inputs do not refute Theorem 1's (epsilon, delta).", "Monte Carlo", "holds",
         "the 99.9% lower confidence bound on the hockey-stick divergence at epsilon = 2.212 is "
         "<= 0 < delta = 7.3e-4", AUDIT)
@@ -125,7 +125,7 @@ def _audit_thm1():
             and agrees(dlt, "7.3e-4"))
 
 
-@_claim("audit-profile", "Thm. 1 (audit)", "The tight privacy profile agrees with samples of "
+@add_claim("audit-profile", "Thm. 1 (audit)", "The tight privacy profile agrees with samples of "
         "the mechanism.", "Monte Carlo", "holds",
         "at epsilon = 0.2 the audit's estimate is within 5 standard errors of the exact value "
         "of the set it chose, which is <= the exact delta(epsilon); the lower bound is below it",

@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from ... import privacy, _checks
-from ._core import TAXI_N_PAPER, TAXI_GAMMA, TAXI, _claim, agrees
-from ._shared import (brentq, _delta_star, _eta_for_delta, _m_for_eps, _taxi, _taxi_eps, _taxi_pair,
-                      _taxi_tv)
+from ._core import TAXI_N_PAPER, TAXI_GAMMA, TAXI, add_claim, agrees
+from ._shared import (brentq, delta_star, eta_for_delta, m_for_eps, taxi_chain, taxi_eps, taxi_pair,
+                      taxi_tv)
 
 
 # ============================================================================ Section 6.2
-@_claim("sec6.2-2.68", "Sec. 6.2", "The strongest privacy of the taxi chain is "
+@add_claim("sec6.2-2.68", "Sec. 6.2", "The strongest privacy of the taxi chain is "
         "(2.68, 0.0214)-DP.", "consistency", "fails",
         "impossible with gamma = 1e-8 and at most 69 feasible transitions per row (n_i <= 69, "
         "the Manhattan zones): any such row with epsilon* <= 2.68 and at most 2,933,898 trips "
@@ -20,19 +20,19 @@ from ._shared import (brentq, _delta_star, _eta_for_delta, _m_for_eps, _taxi, _t
 def _sec62_268():
     m = brentq(lambda m: privacy.epsilon_paper(1.5 * TAXI_N_PAPER / m, m / TAXI_N_PAPER, TAXI_N_PAPER,
                                          69, TAXI_GAMMA) - 2.68, 2.0, 1e4, xtol=1e-6)
-    d_max = _delta_star(m / TAXI_N_PAPER, 69)
-    e69 = _eta_for_delta(0.0214, 69)
-    need = _m_for_eps(2.68, e69, 69) / e69
-    need65 = _taxi_pair(2.68, 0.0214)["N_row"]
-    e265 = _eta_for_delta(0.0214, 265)
-    need265 = _m_for_eps(2.68, e265, 265) / e265
+    d_max = delta_star(m / TAXI_N_PAPER, 69)
+    e69 = eta_for_delta(0.0214, 69)
+    need = m_for_eps(2.68, e69, 69) / e69
+    need65 = taxi_pair(2.68, 0.0214)["N_row"]
+    e265 = eta_for_delta(0.0214, 265)
+    need265 = m_for_eps(2.68, e265, 265) / e265
     return (dict(max_delta_possible=d_max, trips_needed_in_one_row=need,
                  trips_needed_n_65=need65, trips_needed_n_265=need265),
             agrees(d_max, "0.0066") and agrees(need, "6.6e6") and agrees(need65, "6.9e6")
             and agrees(need265, "2.6e6") and need > TAXI_N_PAPER > need265)
 
 
-@_claim("sec6.2-design", "Sec. 6.2", "gamma_i = 1e-8 for every row; k_i runs from k_min,i to "
+@add_claim("sec6.2-design", "Sec. 6.2", "gamma_i = 1e-8 for every row; k_i runs from k_min,i to "
         "3 k_min,i in steps of k_min,i / 10; 1,000 private chains per level.", "consistency",
         "holds but loose",
         "valid (gamma < 1/n_i), but log(1/gamma) = 18.4 makes epsilon* about 1.5 (18.4 + "
@@ -47,41 +47,41 @@ def _sec62_design():
             ok and agrees(ell, "18.4") and agrees(eps_once, "41"))
 
 
-@_claim("sec6.2-strongest", "Sec. 6.2", "The strongest privacy is stated twice, as epsilon = "
+@add_claim("sec6.2-strongest", "Sec. 6.2", "The strongest privacy is stated twice, as epsilon = "
         "2.68 and as epsilon = 3.73.", "consistency", "inconsistent within the paper",
         "two different 'strongest possible' levels in one paragraph; only (3.73, 3e-6) is "
         "consistent with eqs. (6)-(7)", TAXI)
 def _sec62_strongest():
     d = _sec62_268()[0]["max_delta_possible"]
-    p = _taxi_pair(3.73, 3e-6)
+    p = taxi_pair(3.73, 3e-6)
     return dict(max_delta_at_2_68=d, delta_14_from_3e_6=p["delta_14"]), d < 0.0214 and p["m"] > 2
 
 
-@_claim("sec6.2-N", "Sec. 6.2", "Manhattan had N = 2,933,898 taxi trips (January 2025).",
+@add_claim("sec6.2-N", "Sec. 6.2", "Manhattan had N = 2,933,898 taxi trips (January 2025).",
         "reproduction", "not reproducible",
         "the January 2025 file is not available offline; the book uses the TLC sample shipped "
         "with dpmarkov (about ten times fewer Manhattan trips)", TAXI)
 def _sec62_N():
-    n_sample = _taxi()[0]
+    n_sample = taxi_chain()[0]
     return dict(trips_in_shipped_sample=int(n_sample)), n_sample < TAXI_N_PAPER
 
 
-@_claim("sec6.2-3.73", "Sec. 6.2 and Sec. 7", "The strongest privacy is (3.73, 3e-6)-DP.",
+@add_claim("sec6.2-3.73", "Sec. 6.2 and Sec. 7", "The strongest privacy is (3.73, 3e-6)-DP.",
         "consistency", "holds",
         "consistent with eqs. (6)-(7): a row whose rarest transition has ~10 trips gives it, "
         "and the grid step 1.4 k_min then gives (5.19, 5e-9)", TAXI, support="computation")
 def _sec62_373():
-    p = _taxi_pair(3.73, 3e-6)
+    p = taxi_pair(3.73, 3e-6)
     return dict(rarest_count=p["m"], trips_in_row=p["N_row"], delta_at_1_4_k_min=p["delta_14"]), \
         agrees(p["m"], "10") and p["N_row"] < TAXI_N_PAPER and agrees(p["delta_14"], "5e-9")
 
 
-@_claim("sec6.2-5.19", "Sec. 6.2", "delta = 5e-9 at epsilon = 5.19.", "consistency", "holds",
+@add_claim("sec6.2-5.19", "Sec. 6.2", "delta = 5e-9 at epsilon = 5.19.", "consistency", "holds",
         "the row that gives (3.73, 3e-6) reaches epsilon = 5.19 at k = 1.397 k_min, next to "
         "the level 1.4 of the paper's grid, where delta is 4.8e-9 ~ 5e-9", TAXI,
         support="computation")
 def _sec62_519():
-    p = _taxi_pair(3.73, 3e-6)
+    p = taxi_pair(3.73, 3e-6)
     e, m, N_row = p["eta"], p["m"], p["N_row"]
     s = brentq(lambda s: privacy.epsilon_paper(s * 1.5 / e, e, round(N_row), 65, TAXI_GAMMA) - 5.19,
                1.0, 3.0)
@@ -89,60 +89,60 @@ def _sec62_519():
             agrees(s, "1.397") and agrees(p["delta_14"], "4.8e-9"))
 
 
-@_claim("intro-6e-6", "Sec. 1 (contributions) vs Sec. 6.2, Sec. 7", "The introduction reports "
+@add_claim("intro-6e-6", "Sec. 1 (contributions) vs Sec. 6.2, Sec. 7", "The introduction reports "
         "(3.73, 6e-6)-DP; Section 6.2 and the conclusion report (3.73, 3e-6).", "consistency",
         "inconsistent within the paper",
         "the two deltas differ by a factor 2; from 6e-6 the grid step to 1.4 k_min gives "
         "1.3e-8, not the reported 5e-9, while 3e-6 gives 4.8e-9: 3e-6 is the consistent value",
         TAXI)
 def _intro_6e6():
-    p3, p6 = _taxi_pair(3.73, 3e-6), _taxi_pair(3.73, 6e-6)
+    p3, p6 = taxi_pair(3.73, 3e-6), taxi_pair(3.73, 6e-6)
     return (dict(delta_14_from_3e_6=p3["delta_14"], delta_14_from_6e_6=p6["delta_14"]),
             agrees(p6["delta_14"], "1.3e-8") and agrees(p3["delta_14"], "4.8e-9"))
 
 
-@_claim("concl-3.73", "Sec. 7", "Conclusion: (3.73, 3e-6)-DP with less than 2% error on "
+@add_claim("concl-3.73", "Sec. 7", "Conclusion: (3.73, 3e-6)-DP with less than 2% error on "
         "N = 2,933,898 trips.", "consistency", "holds",
         "agrees with Section 6.2 (E[TV] = 0.017) and with eqs. (6)-(7); disagrees with the "
         "introduction's 6e-6", TAXI)
 def _concl():
-    p = _taxi_pair(3.73, 3e-6)
+    p = taxi_pair(3.73, 3e-6)
     return (dict(delta_at_1_4_k_min=p["delta_14"], rarest_count=p["m"]),
             agrees(p["delta_14"], "5e-9") and p["N_row"] < TAXI_N_PAPER)
 
 
-@_claim("abstract-2pct", "Abstract, Sec. 1, Sec. 7", "Under a typical privacy level the "
+@add_claim("abstract-2pct", "Abstract, Sec. 1, Sec. 7", "Under a typical privacy level the "
         "stationary distribution has less than 2% error.", "reproduction", "not reproducible",
         "the paper's data are not available; on the shipped TLC sample (ten times fewer trips) "
         "the error is 0.023 at the strongest level (epsilon 2.56) and 0.019 at epsilon 3.8: "
         "the same order", TAXI)
 def _abstract_2pct():
-    tv1, se1 = _taxi_tv(1.0)
-    tv15, se15 = _taxi_tv(1.5)
-    return (dict(tv_at_k_min=tv1, eps_at_k_min=_taxi_eps(1.0), tv_at_1_5_k_min=tv15,
-                 eps_at_1_5_k_min=_taxi_eps(1.5)),
+    tv1, se1 = taxi_tv(1.0)
+    tv15, se15 = taxi_tv(1.5)
+    return (dict(tv_at_k_min=tv1, eps_at_k_min=taxi_eps(1.0), tv_at_1_5_k_min=tv15,
+                 eps_at_1_5_k_min=taxi_eps(1.5)),
             agrees(tv1, "0.023", se1) and agrees(tv15, "0.019", se15)
-            and agrees(_taxi_eps(1.0), "2.56") and agrees(_taxi_eps(1.5), "3.8")
-            and _taxi()[0] < TAXI_N_PAPER)
+            and agrees(taxi_eps(1.0), "2.56") and agrees(taxi_eps(1.5), "3.8")
+            and taxi_chain()[0] < TAXI_N_PAPER)
 
 
-@_claim("sec6.2-tv", "Sec. 6.2", "At (3.73, 3e-6) the mean TV distance between the stationary "
+@add_claim("sec6.2-tv", "Sec. 6.2", "At (3.73, 3e-6) the mean TV distance between the stationary "
         "distributions is 0.017.", "reproduction", "not reproducible",
         "needs the January 2025 file; our chain gives the same order (0.019 at epsilon ~3.8)",
         TAXI)
 def _sec62_tv():
-    tv15, se = _taxi_tv(1.5)
-    return (dict(tv_at_1_5_k_min=tv15, se=se, eps=_taxi_eps(1.5)),
-            agrees(tv15, "0.019", se) and agrees(_taxi_eps(1.5), "3.8"))
+    tv15, se = taxi_tv(1.5)
+    return (dict(tv_at_1_5_k_min=tv15, se=se, eps=taxi_eps(1.5)),
+            agrees(tv15, "0.019", se) and agrees(taxi_eps(1.5), "3.8"))
 
 
-@_claim("fig-2", "Fig. 2", "As epsilon grows, the private stationary distribution approaches "
+@add_claim("fig-2", "Fig. 2", "As epsilon grows, the private stationary distribution approaches "
         "the non-private one.", "Monte Carlo", "holds",
         "on the book's taxi chain the error falls like 1/sqrt(k): E[TV] at k_min / at 3 k_min "
         "is 1.74, within 5 standard errors of the first-order law's sqrt(3) = 1.732", TAXI)
 def _fig2():
-    tv1, se1 = _taxi_tv(1.0)
-    tv3, se3 = _taxi_tv(3.0)
+    tv1, se1 = taxi_tv(1.0)
+    tv3, se3 = taxi_tv(3.0)
     ratio = tv1 / tv3
     se = ratio * np.hypot(se1 / tv1, se3 / tv3)
     # first-order theory: E[TV] ~ 1/sqrt(k), so the ratio is sqrt(3) up to sampling error
@@ -150,12 +150,12 @@ def _fig2():
             abs(ratio - np.sqrt(3)) < 5 * se and agrees(ratio, "1.74", se))
 
 
-@_claim("fig-3", "Fig. 3", "The expected TV distance of the stationary distributions decreases "
+@add_claim("fig-3", "Fig. 3", "The expected TV distance of the stationary distributions decreases "
         "as epsilon grows.", "Monte Carlo", "holds",
         "E[TV] decreases over k = (1, 1.5, 3) k_min (0.023, 0.019, 0.013) beyond 5 standard "
         "errors", TAXI)
 def _fig3():
-    vals = [_taxi_tv(s) for s in (1.0, 1.5, 3.0)]
+    vals = [taxi_tv(s) for s in (1.0, 1.5, 3.0)]
     ok = (all(a[0] - b[0] > 5 * np.hypot(a[1], b[1]) for a, b in zip(vals, vals[1:]))
           and all(agrees(v, q, s) for (v, s), q in zip(vals, ("0.023", "0.019", "0.013"))))
     return dict(tv_1=vals[0][0], tv_1_5=vals[1][0], tv_3=vals[2][0]), ok

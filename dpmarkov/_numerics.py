@@ -1,0 +1,336 @@
+"""Internal: the numerical floor under privacy, loss, profile, renyi, accounting and accuracy.
+
+Not part of the public API (nothing here is exported from ``dpmarkov``); the names without a
+leading underscore are the interface the package's own modules use.  It holds what the
+privacy numbers share, each with its error bound, so that a sound result can be rounded
+outward:
+
+- certified increments of log Gamma: ``lgamma_increment`` (and ``_scaled``, the mean of
+  psi over a step), ``increment_difference``, and ``increment_error``, a bound on their
+  absolute floating-point error; the Stirling series they use (``LGAMMA_SERIES`` from
+  ``SERIES_FROM`` on, shared with ``accuracy``); the unit roundoff ``U``;
+- eq. (6)'s output term h log((1 - (n-1) gamma)/gamma) with its error bound, the exact
+  worst-case loss at a minimum count (``exact_loss``), and ``outward`` rounding;
+- ``log_lower_tail``: log P(Beta(a, b) < u) given log u, also where u underflows;
+- safe-side roots: ``push_upper_end`` and ``root_on_safe_side`` bracket and solve many
+  monotone equations at once and stop on the side where the function was evaluated <= 0.
+
+Book: "The privacy loss of the Dirichlet mechanism" (the increments and the inverse of
+eq. (6)), "The exact worst case" (the error bounds and outward rounding), "The tight
+privacy profile" (the Beta tails).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import betainc, betaln
+
+#: Stirling's series is used from this argument on (``lgamma_increment_scaled``; ``accuracy``).
+SERIES_FROM = 10.0
+# log Gamma(x) - Stirling = sum_j B_2j / (2j (2j - 1) x^(2j - 1))
+LGAMMA_SERIES = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
+
+
+
+def lgamma_increment(x, h):
+    """log Gamma(x + h) - log Gamma(x) without cancellation: h * ``lgamma_increment_scaled``.
+
+    A small increment of a huge argument (k = 1e7, h = k/N) keeps its relative accuracy:
+    the difference is formed term by term from Stirling's series, never as the difference
+    of two nearly equal log Gamma values.  For x > 0, x + h > 0; it overflows only when
+    the true value exceeds the float range.
+    """
+    x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = h * lgamma_increment_scaled(x, h)
+    return out if out.ndim else out[()]
+
+
+def _log1p_ratio(t):
+    """log1p(t)/t for t > -1, with its limit 1 at t = 0."""
+    out = np.log1p(t)
+    if t.all():                                   # the usual case: one plain division
+        return np.divide(out, t, out=out)
+    return np.divide(out, t, out=np.ones_like(t), where=t != 0)
+
+
+#: ``lgamma_increment_scaled`` shifts every argument below ``SERIES_FROM`` up by this much.
+_SHIFT = 10
+
+
+#: The offsets i = 0 ... ``_SHIFT`` - 1 of the shifted arguments x + i, as a column.
+_OFFSETS = np.arange(float(_SHIFT))[:, None]
+
+
+def _shift_sum(x, h):
+    """S = sum_{i<10} log1p(h/(x + i)) / h for x > 0, h >= 0 (``_SHIFT`` terms), one log1p.
+
+    prod_{i<10} (1 + h r_i) = 1 + h d, r_i = 1/(x + i), where d_1 = r_0 and
+    d_{i+1} = d_i (1 + h r_i) + r_i (all terms positive), so S = log1p(h d)/(h d) * d.  Where
+    the product overflows (h/x near the float maximum) the logarithms are summed instead.
+    """
+    r = np.divide(1.0, x + _OFFSETS)
+    f = np.multiply(h, r[1:])
+    f += 1.0                                              # f_i = 1 + h r_i, i >= 1
+    d = r[0].copy()
+    for j in range(1, _SHIFT):
+        d *= f[j - 1]
+        d += r[j]
+    out = _log1p_ratio(h * d)
+    out *= d
+    if not np.isfinite(out).all():
+        bad = ~np.isfinite(out)
+        z = x[bad] + np.arange(_SHIFT)[:, None]
+        hb = h[bad]
+        logs = np.where(np.isfinite(hb / z), np.log1p(hb / z), np.log(hb) - np.log(z))
+        out[bad] = np.cumsum(logs, axis=0)[-1] / hb           # in order
+    return out
+
+
+def lgamma_increment_scaled(x, h):
+    """[log Gamma(x + h) - log Gamma(x)] / h, the mean of the digamma function over [x, x + h].
+
+    For x > 0, x + h > 0.  Always finite (it lies between psi(x) and psi(x + h), so
+    below log(x + h) <= 710), so differences of two increments can be formed as
+    h * (scaled(x) - scaled(y)) without an overflowing intermediate when k is near the
+    float maximum.  At h = 0 it is psi(x).  Only log, log1p and arithmetic, in two steps:
+
+    1. x0 = min(x, x + h) < 10 (``SERIES_FROM``): Gamma(z + 1) = z Gamma(z) shifts up by
+       10 (``_SHIFT``):  scaled(x, h) = scaled(y, h) - S,  y = x + 10,
+       S = sum_{i<10} log1p(h/(x + i)) / h = sum_{i<10} log1p(|h|/(x0 + i)) / |h|
+       (the second form, used, has positive terms; ``_shift_sum``).  Else y = x.
+    2. y >= 10 and y + h >= 10: Stirling's series log Gamma(z) = (z - 1/2) log z - z
+       + log(2 pi)/2 + R(z), R(z) = sum_{j=1..7} c_j z^(1-2j) (``LGAMMA_SERIES``),
+       differenced and divided by h with t = h/y, a = 1/(y + h), b = 1/y:
+       P = (1 + t - 1/(2y)) log1p(t)/t + log y - 1 - a b sum_j c_j G_{2j-1},
+       since ((y+h-1/2) log(y+h) - (y-1/2) log y - h)/h = (1 + t - 1/(2y)) log1p(t)/t
+       + log y - 1 and (a^p - b^p)/h = -a b G_p, G_p = sum_{i<p} a^i b^(p-1-i)
+       (a - b = -h a b; G_{p+2} = b^2 G_p + a^p (a + b)).  log1p(t)/t (limit 1 at t = 0)
+       is accurate to an ulp or two for every t > -1, and no term cancels: the first is
+       >= 0 (1 + t >= 10/y), log y - 1 >= 1.3, and the remainder is below 1/1100 of them.
+
+    Error (u = 2^-53): truncating Stirling's series after c_7 leaves a digamma error below
+    its first omitted term |B_16|/(16 z^16) <= 4.5e-17 for z >= 10 (for real z > 0 the
+    remainder is bounded by that term, DLMF 5.11(ii)), hence also for the mean over
+    [y, y + h].  P carries a relative rounding error of about 16u and S, a sum of 10
+    positive terms, at most 34u, so the absolute error of the result is at most
+    40u (P + S).  It is a relative error of a few u except near the zero of psi (x =
+    1.4616, tiny h), where P - S nearly cancels; every caller takes differences of
+    increments, for which the absolute error is what counts.  ``tests/test_privacy.py``
+    checks the bound against mpmath over x from 1e-300 to 1e308, h/x from 1e-300 to 1e3
+    and negative h down to -0.999999 x.  Every step is elementwise, so a point gives the
+    same bits alone or in any batch.
+    """
+    x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
+    return mean_digamma(x.ravel(), h.ravel()).reshape(x.shape)
+
+
+def mean_digamma(x, h, *, step_positive=False):
+    """``lgamma_increment_scaled`` for two float vectors of one length (its two steps).
+
+    ``step_positive=True`` promises h > 0 everywhere (then min(x, x + h) = x and |h| = h;
+    the same numbers, fewer operations).  Operations are done in place where the formula
+    allows, in the order the docstring of ``lgamma_increment_scaled`` gives.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        x0 = x if step_positive else x + np.minimum(h, 0.0)  # step 1
+        low_mask = x0 < SERIES_FROM
+        low = low_mask.nonzero()[0]
+        pair = np.empty((2, x.size))                         # y, y + h; then b, a
+        y = np.add(x, low_mask * float(_SHIFT), out=pair[0])  # x + 10 or x + 0 = x
+        t = h / y                                            # step 2
+        np.add(y, h, out=pair[1])
+        b, a = ba = np.divide(1.0, pair)                     # b = 1/y, a = 1/(y + h)
+        squares = ba * ba                                    # b^2, a^2
+        g, e = ge = np.empty_like(ba)                        # G_p, a^p (a + b): one product
+        np.add(a, b, out=e)
+        e *= a                                               # a^p (a + b), p = 1, 3, ...
+        np.add(squares[0], e, out=g)                         # G_p, p = 3, 5, ... (G_1 = 1)
+        s = LGAMMA_SERIES[1] * g
+        s += LGAMMA_SERIES[0]
+        cg = np.empty_like(g)
+        for c in LGAMMA_SERIES[2:]:
+            ge *= squares                                    # g b^2 and e a^2
+            g += e                                           # G_{p+2} = b^2 G_p + a^p (a + b)
+            s += np.multiply(c, g, out=cg)
+        ab = np.multiply(a, b, out=a)
+        ab *= s                                              # a b sum_j c_j G_{2j-1}
+        out = 1.0 + t
+        out -= np.multiply(0.5, b, out=b)
+        out *= _log1p_ratio(t)
+        out += np.log(y, out=y)
+        out -= 1.0
+        out -= ab
+        if low.size:
+            out[low] -= _shift_sum(x0[low], h[low] if step_positive else np.abs(h[low]))
+    return out
+
+
+#: The unit roundoff u = 2^-53 of a double.
+U = 2.0 ** -53
+
+
+def increment_difference(x, y, h):
+    """lgamma_increment(x, h) - lgamma_increment(y, h) without an overflowing intermediate."""
+    x, y, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float),
+                                  np.asarray(h, float))
+    both = mean_digamma(np.concatenate([x.ravel(), y.ravel()]),
+                         np.concatenate([h.ravel(), h.ravel()]))
+    return scaled_difference(h, both[:x.size].reshape(x.shape), both[x.size:].reshape(x.shape))
+
+
+def scaled_difference(h, sx, sy):
+    """h sx - h sy for two scaled increments (``lgamma_increment_scaled``), or h (sx - sy)
+    where a product overflows (k near the float maximum)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = h * sx - h * sy
+        if not np.isfinite(direct).all():
+            direct = np.where(np.isfinite(direct), direct, h * (sx - sy))
+    return np.asarray(direct, float)
+
+
+def increment_error(x, h, scaled, *, step_positive=False):
+    """An upper bound on the absolute error of h * lgamma_increment_scaled(x, h) = h * scaled.
+
+    For either sign of h, ``lgamma_increment_scaled`` is P - S (S = 0 without the shift) with absolute error at
+    most 40u (P + S).  P is Stirling's mean of psi over [y, y + h], y <= x + 10, and psi(z)
+    < log z, so 0 < P < L = log(x + 10 + max(h, 0)); hence P + S = 2P - (P - S) <= 2L +
+    |scaled|.  The bound 64u |h| (2L + |scaled|) also covers the product by h and the
+    subtraction of two such terms (a few u of |h scaled| each).  ``step_positive=True``
+    promises h > 0 (then max(h, 0) = |h| = h: the same numbers, two operations fewer).
+    """
+    with np.errstate(over="ignore"):
+        if step_positive:
+            level = 2.0 * np.log(x + 10.0 + h) + np.abs(scaled)
+            return (64.0 * U * h) * level
+        level = 2.0 * np.log(x + 10.0 + np.maximum(h, 0.0)) + np.abs(scaled)
+        return (64.0 * U * np.abs(h)) * level
+
+
+def output_term(h, n, gamma, logs=None):
+    """sup over Omega_1 of h*(log x_j - log x_i) = h log((1-(n-1)gamma)/gamma): eq. (6)'s second term.
+
+    ``logs``: ``output_logs(n, gamma)`` when the caller has them already (the same numbers).
+    """
+    l1, l2 = output_logs(n, gamma) if logs is None else logs
+    return h * (l1 - l2)
+
+
+def output_logs(n, gamma):
+    """(log1p(-(n-1) gamma), log gamma), the two logarithms of eq. (6)'s second term."""
+    return np.log1p(-(n - 1) * gamma), np.log(gamma)
+
+
+def exact_loss(k, N, n, gamma, m):
+    """The exact worst-case privacy loss at minimum count m (``loss.epsilon_exact``), unchecked."""
+    h = k / N
+    big = N - (n - 1) * m
+    with np.errstate(over="ignore", invalid="ignore"):
+        return increment_difference(h * (big - 1), h * m, h) + output_term(h, n, gamma)
+
+
+def output_term_error(h, n, logs):
+    """An upper bound on the absolute rounding error of ``output_term``.
+
+    log1p(-(n-1) gamma) inherits the relative error u of (n-1) gamma amplified by
+    (n-1) gamma / (1 - (n-1) gamma) < n - 1 (gamma < 1/n); log gamma, the subtraction and
+    the product by h add a few u: (n + 8) u h (|log1p(-(n-1) gamma)| + |log gamma|).
+    ``logs``: the two logarithms, ``output_logs(n, gamma)``.
+    """
+    l1, l2 = logs
+    return ((n + 8.0) * U * h) * (np.abs(l1) + np.abs(l2))
+
+
+def outward(value, error):
+    """value + error, plus 4u |value| for the sum's own rounding: never below the real number."""
+    return value + (error + 4.0 * U * np.abs(value))
+
+
+
+def log_lower_tail(a, b, log_u):
+    """log P(Beta(a, b) < u) given log u, also when u underflows.
+
+    For log u < -700, I_u(a, b) = u^a / (a B(a, b)) * (1 + O(u)) and the O(u) term is
+    below 1e-300: the leading term is exact in double precision.  This matters for a
+    small k, where the tail that decides L > eps sits at 1 - V < e^(-1000) and more.
+    """
+    tiny = log_u < -700.0
+    with np.errstate(divide="ignore"):
+        regular = np.log(betainc(a, b, np.exp(np.where(tiny, -700.0, log_u))))
+    asymptotic = a * log_u - np.log(a) - betaln(a, b)
+    return np.where(tiny, asymptotic, regular)
+
+
+
+# --- safe-side roots ----------------------------------------------------------------------
+#: Steps after which a bracket that has not converged is an error (never reached: every
+#: four steps at least halve the bracket, and the callers' brackets reach their tolerance
+#: within 60 halvings: k in [k0, 2 k0] to 1e-13, log k in a range of 1336 to 1e-15).
+_MAX_STEPS = 400
+
+
+def push_upper_end(f, lo, f_lo, hi, advance, *, limit=None):
+    """For f increasing in x with f(lo) <= 0: move each bracket [lo, hi] up until f(hi) > 0.
+
+    ``f(x, idx)`` as in ``root_on_safe_side``; ``lo``, ``f_lo`` (= f(lo)) and ``hi`` are
+    float arrays, updated in place.  Where f(hi) <= 0, lo takes hi's place and value and
+    hi becomes ``advance(hi)``; an hi beyond ``limit`` raises ValueError.  Returns
+    (lo, f_lo, hi, f_hi), ready for ``root_on_safe_side``.
+    """
+    f_hi = np.empty(lo.shape)
+    idx = np.arange(lo.size)
+    while idx.size:
+        f_hi[idx] = f(hi[idx], idx)
+        idx = idx[f_hi[idx] <= 0]
+        lo[idx], f_lo[idx] = hi[idx], f_hi[idx]
+        hi[idx] = advance(hi[idx])
+        if limit is not None and np.any(hi[idx] > limit):
+            raise ValueError("no upper bracket for k")
+    return lo, f_lo, hi, f_hi
+
+
+def root_on_safe_side(f, a, b, fa, fb, *, rtol, xtol=0.0):
+    """x with f(x) <= 0 next to the root of f, for every element, by the Illinois method.
+
+    ``f(x, idx)`` evaluates the function at the points ``x`` for the elements ``idx``
+    (an index array).  On entry fa = f(a) <= 0 < fb = f(b) for every element (a and b
+    in either order).  Each step replaces one end by the regula falsi point, halving
+    the other end's value when the same end moved twice (Illinois), and bisects
+    instead when the last three steps did not halve the bracket or the point is not
+    strictly inside it; so the bracket at least halves every four steps.  It stops, per
+    element, when |b - a| <= xtol + rtol max(|a|, |b|) or f(a) = 0, and returns the a's:
+    points where f was evaluated to be <= 0, within that distance of a sign change.
+    """
+    a, b, fa, fb = (np.array(v, dtype=float) for v in (a, b, fa, fb))
+    zero = fa == 0                                   # f(a) evaluated to exactly 0: a root
+    last = np.zeros(a.shape, dtype=np.int8)          # which end moved last: -1 a, +1 b
+    widths = np.full((3,) + a.shape, np.inf)        # the bracket's width 1, 2, 3 steps ago
+
+    def converged(i):
+        return zero[i] | (np.abs(b[i] - a[i])
+                          <= xtol + rtol * np.maximum(np.abs(a[i]), np.abs(b[i])))
+
+    idx = np.flatnonzero(~converged(np.arange(a.size)))
+    for _ in range(_MAX_STEPS):
+        if idx.size == 0:
+            return a
+        A, B, FA, FB = a[idx], b[idx], fa[idx], fb[idx]
+        width = np.abs(B - A)
+        bisect = width > 0.5 * widths[2, idx]
+        widths[:, idx] = np.stack([width, widths[0, idx], widths[1, idx]])
+        with np.errstate(all="ignore"):
+            x = B - FB * ((B - A) / (FB - FA))       # FB > 0 >= FA
+        mid = A + 0.5 * (B - A)
+        inside = np.isfinite(x) & (x > np.minimum(A, B)) & (x < np.maximum(A, B))
+        x = np.where(bisect | ~inside, mid, x)
+        fx = np.asarray(f(x, idx), dtype=float)
+        low = fx <= 0
+        lo_i, hi_i = idx[low], idx[~low]
+        a[lo_i], fa[lo_i], zero[lo_i] = x[low], fx[low], fx[low] == 0
+        b[hi_i], fb[hi_i] = x[~low], fx[~low]
+        step = np.where(low, -1, 1).astype(np.int8)
+        again = last[idx] == step                    # the same end moved twice: Illinois
+        fb[idx[low & again]] *= 0.5                  # (fa, fb now weight the interpolation;
+        fa[idx[~low & again]] *= 0.5                 # only their signs are f's)
+        last[idx] = step
+        idx = idx[~converged(idx)]
+    raise RuntimeError("root_on_safe_side did not converge")   # pragma: no cover
