@@ -87,8 +87,8 @@ def privacy_loss_distribution(k, N, n, min_count, *, discretization=1e-3, tail_m
     pair with i and j swapped, so the distribution is symmetric.
     """
     k, N, n, m = _event_design(k, N, n, min_count)
-    step = float(_checks.positive("discretization", discretization))
-    tail = float(_checks.positive("tail_mass", tail_mass))
+    step = _checks.positive_scalar("discretization", discretization)
+    tail = _checks.positive_scalar("tail_mass", tail_mass)
     if tail >= 1e-3:
         raise ValueError(f"tail_mass={tail!r} must be < 1e-3")
     h = k / N

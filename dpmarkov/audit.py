@@ -67,6 +67,9 @@ ATOM_DROPPED_BITS = (0, 24)
 #: 10^5 draws); three in one cell almost never do, and an atom of mass below 3/samples
 #: is below the audit's resolution anyway.
 MIN_ATOM_HITS = 3
+#: The largest samples x n an audit takes (its work and memory grow with it: sorting,
+#: tables and the 64 bits of every coordinate; the default 1e5 x 5 takes about a second).
+MAX_WORK = 5_000_000
 #: thresholds tried per coordinate (the log-ratio or a user's statistic: every sample).
 _COORDINATE_THRESHOLDS = 2000
 
@@ -384,7 +387,8 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
         real, finite or of that shape raise an error.
     k : the Dirichlet parameter of the default mechanism; give ``k`` or ``mechanism``,
         not both.
-    samples : samples per input in EACH half (so 2 * samples draws per input).
+    samples : samples per input in EACH half (so 2 * samples draws per input); samples
+        times n at most ``MAX_WORK``.
     alpha : one-sided error probability of the lower bound (shared by the sets tested,
         Bonferroni, each split equally between its two Clopper-Pearson bounds).
     statistic : callable on samples (n-vectors -> reals) replacing the default families
@@ -422,7 +426,7 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     if mechanism is None:
         if k is None:
             raise ValueError("k=None: give the Dirichlet parameter k or a mechanism")
-        k_value = float(_checks.positive("k", k))
+        k_value = _checks.positive_scalar("k", k)
 
         def mechanism(cc, size, gen):
             return privatize(cc, k_value, rng=gen, size=size)
@@ -434,12 +438,13 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
                          "parameter of the default mechanism (dm.privatize); pass one of them")
     if isinstance(samples, (bool, np.bool_)):
         raise TypeError(f"samples={samples!r} must be a whole number, not a bool")
-    samples = int(_checks.integer_at_least("samples", samples, 100))
+    samples = _checks.whole_number("samples", samples, 100)
     n = c.shape[-1]
-    if 2 * samples * n > _checks.MAX_ELEMENTS:
+    if samples * n > MAX_WORK:                 # the work, estimated before the first draw
         raise ValueError(f"samples={samples} asks for 2 x {2 * samples} outputs of {n} numbers: "
-                         f"at most {_checks.MAX_ELEMENTS} numbers per input (2 GiB)")
-    alpha = float(_checks.positive("alpha", alpha))
+                         f"at most {MAX_WORK // n} samples per half for n={n} (samples x n <= "
+                         f"{MAX_WORK}, about ten seconds of audit)")
+    alpha = _checks.positive_scalar("alpha", alpha)
     if alpha >= 1:
         raise ValueError(f"alpha={alpha!r} must be < 1")
     eps_values = np.atleast_1d(_checks.as_float_array("epsilon", epsilon))
@@ -558,7 +563,7 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
     if result.kind == "bit" or (result.kind == "atoms" and result.dropped_bits):
         raise ValueError(f"result is a set of {'near-atoms' if result.kind == 'atoms' else 'one raw bit'}"
                          ": only threshold sets and exact atoms have a closed form")
-    k = float(_checks.positive("k", k))
+    k = _checks.positive_scalar("k", k)
     i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
     c = np.asarray(counts, float)
     cp = np.asarray(counts_adjacent, float)
