@@ -154,8 +154,14 @@ def log_ratio_statistic(counts, counts_adjacent):
     two coordinates is 0, and s = 0 where both are (no evidence either way).
     """
     i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
+    n = np.shape(counts)[-1]
 
     def statistic(x):
+        """s(x) for outputs x of shape (..., n): real numbers, the last axis of length n."""
+        x = _checks.array("x", x)
+        if x.shape[-1] != n:
+            raise ValueError(f"x has shape {x.shape}: the statistic takes outputs of "
+                             f"{n} shares (last axis of length {n})")
         xi, xj = x[..., i], x[..., j]
         with np.errstate(divide="ignore", invalid="ignore"):
             s = np.log(xj) - np.log(xi)
