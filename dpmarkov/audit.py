@@ -89,11 +89,11 @@ class AuditResult:
     ``tests`` is the number of sets tested on the second half (each at alpha / tests).
     """
     epsilon: float
-    threshold: float | None   # t of the threshold set (or the bit's value), chosen on the first half
+    threshold: float | None   # t of the threshold set (or the bit's value), chosen on half 1
     p_hat: float              # estimate of P(M(first input) in T) on the second half
     q_hat: float              # estimate of P(M(second input) in T) on the second half
     estimate: float           # p_hat - e^eps q_hat
-    lower_bound: float        # one-sided lower confidence bound on the divergence (all sets: 1 - alpha)
+    lower_bound: float        # one-sided lower confidence bound (all sets tested: 1 - alpha)
     alpha: float
     samples: int              # samples per input in the second half
     direction: str = "c"      # "c": P = M(counts), Q = M(counts_adjacent); "c'": swapped
@@ -477,7 +477,8 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
                     _threshold_table(-srt[d][::-1], -srt[other[d]][::-1], z, grid))      # s < t
                 for d in DIRECTIONS}
 
-    thresholds = {(None, d): t for d, t in tables_of({d: s[d][:samples] for d in DIRECTIONS}).items()}
+    first_s = {d: s[d][:samples] for d in DIRECTIONS}
+    thresholds = {(None, d): t for d, t in tables_of(first_s).items()}
     if default:
         for j in range(n):
             per = tables_of({d: first[d][:, j] for d in DIRECTIONS}, _COORDINATE_THRESHOLDS)
@@ -567,8 +568,9 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
         raise ValueError("result comes from a custom statistic: only the default "
                          "families' threshold sets and exact atoms have a closed form")
     if result.kind == "bit" or (result.kind == "atoms" and result.dropped_bits):
-        raise ValueError(f"result is a set of {'near-atoms' if result.kind == 'atoms' else 'one raw bit'}"
-                         ": only threshold sets and exact atoms have a closed form")
+        what = "near-atoms" if result.kind == "atoms" else "one raw bit"
+        raise ValueError(f"result is a set of {what}: only threshold sets and exact atoms have "
+                         "a closed form")
     k = _checks.positive_scalar("k", k)
     i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
     c = np.asarray(counts, float)
