@@ -75,6 +75,7 @@ def _log_odds_quantile(q, a, b):
 MAX_BINS = 2_000_000
 
 
+@_checks.public
 def privacy_loss_distribution(k, N, n, min_count, *, discretization=1e-3, tail_mass=1e-15):
     """dp_accounting's PrivacyLossDistribution of one release, pessimistic (an upper bound).
 
@@ -177,6 +178,7 @@ def _releases(T) -> int:
     return int(T)
 
 
+@_checks.public
 def basic_composition(epsilon, delta, T):
     """(T epsilon, T delta): T releases, each (epsilon, delta)-DP (Dwork and Roth 2014, Thm 3.16)."""
     eps = _checks.scalar("epsilon", epsilon)
@@ -187,6 +189,7 @@ def basic_composition(epsilon, delta, T):
     return T * eps, min(T * d, 1.0)
 
 
+@_checks.public
 def advanced_composition(epsilon, delta, T, delta_slack):
     """Advanced composition (Dwork, Rothblum and Vadhan 2010; Dwork and Roth 2014, Thm 3.20).
 

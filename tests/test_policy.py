@@ -1,7 +1,8 @@
 """The input policy of issue 10, section 2, over the WHOLE public API (property-based).
 
 Every public function (each name in ``dpmarkov.__all__``, ``dpmarkov.baselines``, the
-loaders of ``dpmarkov.datasets`` and the audit's helpers in ``dpmarkov.audit``), for every
+loaders of ``dpmarkov.datasets``, the audit's helpers in ``dpmarkov.audit`` and the
+accountants' building blocks in ``dpmarkov.accounting``), for every
 input, returns a finite, in-domain result or raises ``ValueError`` / ``TypeError`` whose
 message names the parameter.  No warning may escape (the calls run with every warning raised
 as an error) and no other exception type.
@@ -35,6 +36,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dpmarkov as dm
+import dpmarkov.accounting as acc
 import dpmarkov.audit as au
 import dpmarkov.baselines as bl
 import dpmarkov.datasets as ds
@@ -80,6 +82,10 @@ VALID = {
     "au.log_ratio_statistic": ((C3, ADJ3), {}),
     "au.chosen_set_divergence": ((dm.audit_hockey_stick(C3, ADJ3, 1.0, k=20.0, samples=200,
                                                         rng=0), C3, ADJ3, 20.0), {}),
+    # many releases: the accountants' building blocks
+    "acc.privacy_loss_distribution": ((20.6, 98, 5, 8), {"discretization": 1e-2}),
+    "acc.basic_composition": ((0.5, 1e-6, 10), {}),
+    "acc.advanced_composition": ((0.5, 1e-6, 10, 1e-6), {}),
     # simplex and mechanism
     "check_assumption_3": ((C3, 0.2), {}),
     "count_vector": ((C3,), {}),
@@ -198,6 +204,8 @@ def _function(name):
         return getattr(bl, name[3:])
     if name.startswith("ds."):
         return getattr(ds, name[3:])
+    if name.startswith("acc."):
+        return getattr(acc, name[4:])
     return getattr(dm, name)
 
 
@@ -206,6 +214,8 @@ def _public_names():
     names += ["bl." + n for n in dir(bl) if not n.startswith("_")
               and inspect.isfunction(getattr(bl, n)) and getattr(bl, n).__module__ == bl.__name__]
     names += ["ds." + n for n in ds.__all__]
+    names += ["acc." + n for n in dir(acc) if not n.startswith("_")
+              and inspect.isfunction(getattr(acc, n)) and getattr(acc, n).__module__ == acc.__name__]
     names += ["au." + n for n in dir(au) if not n.startswith("_") and n not in dm.__all__
               and inspect.isfunction(getattr(au, n)) and getattr(au, n).__module__ == au.__name__]
     return names
