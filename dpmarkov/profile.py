@@ -31,8 +31,10 @@ def hockey_stick(epsilon, counts, counts_prime, k):
     (Definition 4 restricted to this pair); computed as
     P(1 - V < u) - e^eps Q(1 - V < u) with Beta tails, in logarithms so that a tail
     at u below the smallest double (small k) is still exact (book: tight profile chapter).
-    Rounding can leave a result of order 1e-16 below 0 when the divergence is 0; it
-    is returned as 0.  Broadcasts over ``epsilon`` (>= 0).
+    The result is rounded outward by a bound on its own floating-point error (the Beta
+    tails' budget and every rounding after them; ``_pairs.pair_profile_at``): never
+    below the divergence, which is > 0 (a value that underflows is the smallest double).
+    Broadcasts over ``epsilon`` (>= 0).
     """
     i, j = adjacent_indices(counts, counts_prime)
     c = _checks.counts_array("counts", counts)
