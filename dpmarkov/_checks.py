@@ -175,6 +175,22 @@ def at_least_tiny(name: str, value: np.ndarray, derived: np.ndarray, what: str) 
                          f"{TINY:.3g}: too small to compute with")
 
 
+def positive_scalar(name: str, value) -> float:
+    """One real, finite number > 0 (an array of shape () only)."""
+    v = scalar(name, value)
+    if not v > 0:
+        raise ValueError(f"{name}={v!r} must be > 0")
+    return v
+
+
+def whole_number(name: str, value, lowest: int) -> int:
+    """One whole number >= ``lowest`` (an int or an integral float; shape () only)."""
+    arr = integer_at_least(name, value, lowest)
+    if arr.ndim != 0:
+        raise ValueError(f"{name}={show(value)} has shape {arr.shape}: one number is meant")
+    return int(arr)
+
+
 def integer_at_least(name: str, value, lowest: int) -> np.ndarray:
     """Whole numbers (int or integral float) that are >= ``lowest``."""
     arr = as_float_array(name, value)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks
-from ._numerics import lgamma_increment, log_lower_tail
+from ._numerics import TINY, U, lgamma_increment, log_lower_tail, outward
 
 def adjacent_indices_named(counts, counts_prime, prime_name):
     """``adjacent_indices`` with the caller's name for the second vector in its messages
@@ -131,15 +131,30 @@ def pair_terms(c_i, c_j, k, N):
 
 
 def pair_profile_at(eps, h, a_i, a_j, data):
-    """``pair_profile`` from its ``pair_terms``: the same numbers, bit for bit."""
+    """``pair_profile`` from its ``pair_terms``: the same numbers, bit for bit.
+
+    Rounded outward (never below H_eps of the pair): H = P (1 - e^r), r = eps + log Q -
+    log P, with the error bounds e_P, e_Q of the two logarithms (``log_lower_tail``) has
+    an absolute error of at most H (e_P + 4u) + e^eps Q (e_P + e_Q + 4u (|eps| + |log P|
+    + |log Q|)), plus the rounding of the sum.  The threshold u comes from the data term D,
+    whose rounding moves u for both laws alike: at the optimal u, where the two densities
+    times (1, e^eps) are equal, that changes H only to second order.  H > 0 (the loss is
+    unbounded), so a value that underflows is rounded up to the smallest double.
+    """
     eps = np.asarray(eps, float)[:, None]
     log_u = -np.logaddexp(0.0, (eps - data) / h)
-    log_p = log_lower_tail(a_i, a_j, log_u)
-    log_q = log_lower_tail(a_i + h, a_j - h, log_u)
-    with np.errstate(invalid="ignore"):
-        out = np.exp(log_p) * -np.expm1(eps + log_q - log_p)
-    out = np.where(np.isneginf(log_p), 0.0, out)
-    return np.maximum(out, 0.0)
+    log_p, err_p = log_lower_tail(a_i, a_j, log_u, error=True)
+    log_q, err_q = log_lower_tail(a_i + h, a_j - h, log_u, error=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = eps + log_q - log_p
+        p = np.exp(log_p)
+        out = p * -np.expm1(r)
+        weighted_q = p * np.exp(r)                    # e^eps Q
+        err_r = err_p + err_q + 4.0 * U * (np.abs(eps) + np.abs(log_p) + np.abs(log_q))
+        error = out * (err_p + 4.0 * U) + np.where(weighted_q > 0, weighted_q * err_r, 0.0)
+        bound = outward(np.maximum(out, 0.0), error)
+    bound = np.where(np.isneginf(log_p), 0.0, bound)
+    return np.minimum(np.maximum(bound, TINY), 1.0)
 
 
 def two_categories_exact(N, n):

@@ -8,21 +8,30 @@ formula -- and looks for a set T that breaks the claim:
 
 1. the mechanism's outputs are checked: an array of shape (size, n), real and
    finite; a mechanism that returns anything else is an error, not a pass;
-2. on half of the samples it chooses, in each order of the two inputs, the
-   candidate set with the largest lower confidence bound on that half (Wilson
-   bounds, cheap; the estimate p - e^eps q would favour sets whose few hits under
-   the second input are then multiplied by e^eps):
-   - T = {s(x) > t} and T = {s(x) < t} for a statistic s (by default the
-     log-ratio of the two coordinates in which c and c' differ), every t;
-   - atoms: outputs that repeat exactly (a whole output vector, or the value of
-     one coordinate, seen at least twice in either sample).  A continuous law
-     repeats a double with negligible probability, so a repeated output marks
-     a point mass, e.g. a mechanism that sometimes releases the true shares;
-     T is the union of the atoms more frequent (by more than e^eps) under the
-     first input;
+2. on half of the samples it chooses, in each order of the two inputs and in each
+   *family* of candidate sets, the set with the largest lower confidence bound on
+   that half (Wilson bounds, cheap; the estimate p - e^eps q would favour sets whose
+   few hits under the second input are then multiplied by e^eps).  The default
+   families look at every part of the output:
+   - "thresholds": T = {s(x) > t} and T = {s(x) < t}, every t, for the log-ratio
+     s of the two coordinates in which c and c' differ and for every coordinate
+     x_0, ..., x_{n-1} itself (a leak outside the compared pair);
+   - "atoms": outputs that repeat, exactly or after dropping the last 24
+     bits of each double (near-atoms: a point mass blurred by a tiny jitter), as
+     whole output vectors or one coordinate at a time, seen at least three
+     times in either sample.  A continuous law repeats a value at that resolution rarely,
+     so a repeat marks a (near) point mass, e.g. a mechanism that sometimes
+     releases the true shares; T is the union of the atoms more frequent (by more
+     than e^eps) under the first input;
+   - "bits": T = {bit b of coordinate j is 1} (or 0), for each of the 64 raw bits
+     of each coordinate (a leak written into the mantissa).
+   A user's ``statistic`` replaces the three by one family: its threshold sets and
+   its atoms (values seen at least three times);
 3. the other half, independent of that choice, gives Clopper-Pearson bounds on
-   both probabilities, hence a one-sided lower confidence bound on the
-   hockey-stick divergence at level 1 - alpha.
+   both probabilities of each family's set, at level alpha / F for F families
+   that have a set (Bonferroni), hence one-sided lower confidence bounds on the
+   hockey-stick divergence that all hold together with probability >= 1 - alpha;
+   the result reports the largest.
 
 If the lower bound exceeds the claimed delta, the claim is refuted at
 confidence 1 - alpha, whichever set was chosen (the choice used only the first
@@ -45,24 +54,46 @@ from .mechanism import privatize
 #: the two orders of the inputs: "c" means P = law of M(c), Q = law of M(c').
 DIRECTIONS = ("c", "c'")
 #: the kinds of candidate set.
-KINDS = ("above", "below", "atoms")
+KINDS = ("above", "below", "atoms", "bit")
+#: the families of candidate sets of the default audit (one set tested per family).
+FAMILIES = ("thresholds", "atoms", "bits")
+#: low bits of each double dropped before outputs are compared for atoms: exact
+#: repeats, then near-atoms at relative resolution 2^-28 (about 4e-9).  A coarser
+#: resolution makes a histogram of a continuous law, whose many cells let the union
+#: chosen on the first half fit that half's noise.
+ATOM_DROPPED_BITS = (0, 24)
+#: how often a value must repeat in one sample to be an atom.  Pairs of a continuous
+#: law's outputs fall into one cell of relative width 2^-28 now and then (a few times in
+#: 10^5 draws); three in one cell almost never do, and an atom of mass below 3/samples
+#: is below the audit's resolution anyway.
+MIN_ATOM_HITS = 3
+#: The largest samples x n an audit takes (its work and memory grow with it: sorting,
+#: tables and the 64 bits of every coordinate; the default 1e5 x 5 takes about a second).
+MAX_WORK = 5_000_000
+#: thresholds tried per coordinate (the log-ratio or a user's statistic: every sample).
+_COORDINATE_THRESHOLDS = 2000
 
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of ``audit_hockey_stick`` for one epsilon.
+    """Outcome of ``audit_hockey_stick`` for one epsilon: the tested set with the largest
+    lower bound.
 
-    The chosen set T is described by ``direction`` (which input plays P), ``kind``
+    The chosen set T is described by ``family`` ("thresholds", "atoms", "bits", or
+    "statistic" for a user's statistic), ``direction`` (which input plays P), ``kind``
     ("above": T = {s > t}; "below": T = {s < t}; "atoms": T a finite set of repeated
-    outputs), ``threshold`` (t, or None for atoms) and ``coordinate`` (for atoms: the
-    coordinate whose value repeats, or None for whole output vectors).
+    outputs; "bit": T = {bit ``bit`` of coordinate ``coordinate`` equals ``threshold``}),
+    ``threshold`` (t, the bit's value, or None for atoms) and ``coordinate`` (the
+    coordinate the set looks at; None for the log-ratio, a user's statistic or whole
+    output vectors).  ``dropped_bits`` is the resolution of atoms (0: exact repeats).
+    ``tests`` is the number of sets tested on the second half (each at alpha / tests).
     """
     epsilon: float
-    threshold: float | None   # t of the threshold set, chosen on the first half
+    threshold: float | None   # t of the threshold set (or the bit's value), chosen on half 1
     p_hat: float              # estimate of P(M(first input) in T) on the second half
     q_hat: float              # estimate of P(M(second input) in T) on the second half
     estimate: float           # p_hat - e^eps q_hat
-    lower_bound: float        # one-sided (1 - alpha) lower confidence bound on the divergence
+    lower_bound: float        # one-sided lower confidence bound (all sets tested: 1 - alpha)
     alpha: float
     samples: int              # samples per input in the second half
     direction: str = "c"      # "c": P = M(counts), Q = M(counts_adjacent); "c'": swapped
@@ -70,10 +101,14 @@ class AuditResult:
     coordinate: int | None = None
     atoms: int = 0            # number of atoms in T (kind "atoms")
     default_statistic: bool = True
+    family: str = "thresholds"
+    dropped_bits: int = 0     # kind "atoms": low bits of each double ignored
+    bit: int | None = None    # kind "bit": the bit's position (0 = last mantissa bit)
+    tests: int = 1            # sets tested on the second half (Bonferroni factor)
 
     def refutes(self, claimed_delta: float) -> bool:
         """True when the lower confidence bound exceeds ``claimed_delta``."""
-        return self.lower_bound > float(_checks.as_float_array("claimed_delta", claimed_delta))
+        return self.lower_bound > _checks.scalar("claimed_delta", claimed_delta)
 
 
 @_checks.public
@@ -102,10 +137,11 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
 def _clopper_pearson_ends(hits_p, hits_q, trials, alpha):
     """The lower ``clopper_pearson`` limit of each count in hits_p and the upper limit of
     each in hits_q (checked whole counts), from one ``betaincinv`` and one ``betainccinv``
-    call for all of them: ``clopper_pearson``'s formula, and the audit's for every epsilon."""
+    call for all of them (alpha a number or one per count): ``clopper_pearson``'s formula,
+    and the audit's for every epsilon and family."""
     hp, hq = np.asarray(hits_p, float), np.asarray(hits_q, float)
-    lo = betaincinv(np.where(hp == 0, 1.0, hp), trials - hp + 1, alpha / 2)   # 0 hits: 0
-    hi = betainccinv(hq + 1, np.where(hq == trials, 1.0, trials - hq), alpha / 2)
+    lo = betaincinv(np.where(hp == 0, 1.0, hp), trials - hp + 1, np.divide(alpha, 2))
+    hi = betainccinv(hq + 1, np.where(hq == trials, 1.0, trials - hq), np.divide(alpha, 2))
     return np.where(hp == 0, 0.0, lo), np.where(hq == trials, 1.0, hi)
 
 
@@ -118,8 +154,14 @@ def log_ratio_statistic(counts, counts_adjacent):
     two coordinates is 0, and s = 0 where both are (no evidence either way).
     """
     i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
+    n = np.shape(counts)[-1]
 
     def statistic(x):
+        """s(x) for outputs x of shape (..., n): real numbers, the last axis of length n."""
+        x = _checks.array("x", x)
+        if x.shape[-1] != n:
+            raise ValueError(f"x has shape {x.shape}: the statistic takes outputs of "
+                             f"{n} shares (last axis of length {n})")
         xi, xj = x[..., i], x[..., j]
         with np.errstate(divide="ignore", invalid="ignore"):
             s = np.log(xj) - np.log(xi)
@@ -132,28 +174,29 @@ def _outputs(mechanism, counts, size, gen, n):
     out = mechanism(counts, size, gen)
     arr = np.asarray(out)
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"the mechanism returned dtype {arr.dtype}: its outputs must be real "
-                        "numbers")
+        raise TypeError(f"mechanism={_checks.show(mechanism)} returned dtype {arr.dtype}: its "
+                        "outputs must be real numbers")
     arr = arr.astype(float)
     if arr.shape != (size, n):
-        raise ValueError(f"the mechanism returned shape {arr.shape} for size={size}: it must "
-                         f"return ({size}, {n}), one output vector per sample")
+        raise ValueError(f"mechanism={_checks.show(mechanism)} returned shape {arr.shape} for "
+                         f"size={size}: it must return ({size}, {n}), one output vector per sample")
     if not np.all(np.isfinite(arr)):
         bad = arr[~np.isfinite(arr)][0]
-        raise ValueError(f"the mechanism returned {bad!r}: every output must be finite")
-    return arr + 0.0                                   # -0.0 -> 0.0, so atoms compare by bytes
+        raise ValueError(f"mechanism={_checks.show(mechanism)} returned {bad!r}: every output "
+                         "must be finite")
+    return arr + 0.0                                   # -0.0 -> 0.0, so atoms compare by bits
 
 
 def _statistic_values(stat, x, size):
     s = np.asarray(stat(x))
     if s.dtype.kind not in "biuf" or s.shape != (size,):
-        raise ValueError(f"the statistic returned dtype {s.dtype}, shape {s.shape}: it must "
-                         f"return ({size},) real numbers")
+        raise ValueError(f"statistic={_checks.show(stat)} returned dtype {s.dtype}, shape "
+                         f"{s.shape}: it must return ({size},) real numbers, one per output")
     s = s.astype(float)
     if np.any(np.isnan(s)):
-        raise ValueError("the statistic returned NaN (the default log-ratio needs "
-                         "non-negative outputs)")
-    return s
+        raise ValueError(f"statistic={_checks.show(stat)} returned NaN (the default log-ratio "
+                         "needs non-negative outputs)")
+    return s + 0.0
 
 
 def _wilson(frac, m, z, upper):
@@ -163,21 +206,37 @@ def _wilson(frac, m, z, upper):
     return centre + half if upper else centre - half
 
 
+def _weight(eps):
+    """e^eps, taken as e^700 beyond eps = 700 (no overflow): every bound is then below
+    -1e290, a true lower bound, since the upper Clopper-Pearson limit is never 0."""
+    return float(np.exp(min(float(eps), 700.0)))
+
+
 def _score(frac_a, frac_b, m, eps, z):
     """What a set is chosen by: its lower bound p_- - e^eps q_+ on the choosing half.
 
     Ranking by this bound rather than by the estimate p - e^eps q avoids sets whose
     few hits under the second input get multiplied by e^eps: with the bound computed
     on the other half, those sets would give a weak lower bound."""
-    return _wilson(frac_a, m, z, False) - np.exp(eps) * _wilson(frac_b, m, z, True)
+    return _wilson(frac_a, m, z, False) - _weight(eps) * _wilson(frac_b, m, z, True)
 
 
-def _threshold_table(a, b, z):
-    """The sets T = {s > t} on the sorted samples a, b: every candidate t, with the Wilson
-    lower bound on its frequency in a and upper bound in b (what ``_score`` combines).
-    They do not depend on epsilon, so they are computed once for every epsilon audited."""
+def _threshold_table(a, b, z, grid=None):
+    """The sets T = {s > t} on the sorted samples a, b: the candidate t (every value of
+    either sample, or ``grid`` of them, and -inf), with the Wilson lower bound on its
+    frequency in a and upper bound in b (what ``_score`` combines).  They do not depend
+    on epsilon, so they are computed once for every epsilon audited.  Thresholds at
+    values of b matter: a statistic constant under each input is split only there."""
     m = a.size
-    candidates = np.concatenate([[-np.inf], a])
+    pooled = np.sort(np.concatenate([a, b]))
+    if grid is not None and pooled.size > grid:
+        # ranks spaced evenly and geometrically towards both tails (rare sets)
+        ends = np.unique(np.geomspace(1, pooled.size, grid // 4).astype(np.int64)) - 1
+        ranks = np.unique(np.concatenate([ends, pooled.size - 1 - ends,
+                                          np.linspace(0, pooled.size - 1, grid // 2,
+                                                      dtype=np.int64)]))
+        pooled = pooled[ranks]
+    candidates = np.concatenate([[-np.inf], np.unique(pooled)])
     frac_a = 1 - np.searchsorted(a, candidates, side="right") / m
     frac_b = 1 - np.searchsorted(b, candidates, side="right") / m
     return candidates, _wilson(frac_a, m, z, False), _wilson(frac_b, m, z, True)
@@ -186,23 +245,32 @@ def _threshold_table(a, b, z):
 def _best_threshold(table, eps):
     """The t maximising ``_score`` over a ``_threshold_table`` at eps; (t, score)."""
     candidates, low_a, high_b = table
-    gain = low_a - np.exp(eps) * high_b
+    gain = low_a - _weight(eps) * high_b
     best = int(np.argmax(gain))
     return float(candidates[best]), float(gain[best])
 
 
-def _keys(x, coordinate):
-    """One comparable key per output: a coordinate's value, or the whole vector's bytes."""
+def _bits(x):
+    """The raw bits of each double as an unsigned integer (outputs are normalised, -0.0 -> 0.0)."""
+    return np.ascontiguousarray(x).view(np.uint64)
+
+
+def _keys(x, coordinate, dropped_bits=0):
+    """One comparable key per output: a coordinate's value, or the whole vector's bytes,
+    with the last ``dropped_bits`` bits of each double cleared (near-atoms)."""
+    u = _bits(x) >> np.uint64(dropped_bits)
     if coordinate is not None:
-        return x[:, coordinate]
-    return np.ascontiguousarray(x).view(np.dtype((np.void, x.dtype.itemsize * x.shape[1])))[:, 0]
+        return u[:, coordinate]
+    u = np.ascontiguousarray(u)
+    return u.view(np.dtype((np.void, u.dtype.itemsize * u.shape[1])))[:, 0]
 
 
 def _atom_table(kp, kq):
-    """Atoms (values seen at least twice in kp or in kq) with their frequencies in kp, kq."""
+    """Atoms (values seen at least ``MIN_ATOM_HITS`` times in kp or in kq) with their
+    frequencies in kp, kq."""
     vals_p, cnt_p = np.unique(kp, return_counts=True)
     vals_q, cnt_q = np.unique(kq, return_counts=True)
-    atoms = np.union1d(vals_p[cnt_p >= 2], vals_q[cnt_q >= 2])
+    atoms = np.union1d(vals_p[cnt_p >= MIN_ATOM_HITS], vals_q[cnt_q >= MIN_ATOM_HITS])
     freq_p = np.zeros(atoms.size)
     freq_q = np.zeros(atoms.size)
     if atoms.size:
@@ -217,19 +285,98 @@ def _atom_table(kp, kq):
     return atoms, freq_p, freq_q
 
 
-def _atom_views(xp, xq):
+def _atom_views(xp, xq, dropped_bits=0):
     """{coordinate or None: (atoms, {"c": freq in xp, "c'": freq in xq})} for every view
-    (whole outputs first, then each coordinate) that has atoms; ``_atom_table`` per view.
+    (whole outputs first, then each coordinate) that has atoms at that resolution;
+    ``_atom_table`` per view.
 
-    An output vector seen twice in a sample has its first coordinate seen twice there, so
+    An output vector seen three times in a sample has its first coordinate seen as often, so
     without an atom of coordinate 0 there is no atom of whole outputs, and their table (by
     far the slowest to sort: the outputs compare as byte strings) is not built."""
-    tables = {coord: _atom_table(_keys(xp, coord), _keys(xq, coord))
+    tables = {coord: _atom_table(_keys(xp, coord, dropped_bits), _keys(xq, coord, dropped_bits))
               for coord in range(xp.shape[1])}
     if tables[0][0].size:
-        tables = {None: _atom_table(_keys(xp, None), _keys(xq, None)), **tables}
+        tables = {None: _atom_table(_keys(xp, None, dropped_bits), _keys(xq, None, dropped_bits)),
+                  **tables}
     return {coord: (atoms, {"c": fp, "c'": fq})
             for coord, (atoms, fp, fq) in tables.items() if atoms.size}
+
+
+def _bit_frequencies(x):
+    """(64, n) array: the share of outputs whose bit b of coordinate j is 1."""
+    u = _bits(x)
+    return np.array([((u >> np.uint64(b)) & np.uint64(1)).mean(axis=0) for b in range(64)])
+
+
+class _Candidate:
+    """One family's best set at one epsilon: its score on the first half, how to test it."""
+    __slots__ = ("score", "direction", "kind", "threshold", "coordinate", "chosen",
+                 "dropped_bits", "bit")
+
+    def __init__(self, score, direction, kind, threshold=None, coordinate=None, chosen=None,
+                 dropped_bits=0, bit=None):
+        self.score, self.direction, self.kind = score, direction, kind
+        self.threshold, self.coordinate, self.chosen = threshold, coordinate, chosen
+        self.dropped_bits, self.bit = dropped_bits, bit
+
+    def members(self, x, s):
+        """Membership of the second half's outputs x (statistic values s) in the set."""
+        if self.kind in ("above", "below"):
+            v = s if self.coordinate is None else x[:, self.coordinate]
+            return v > self.threshold if self.kind == "above" else v < self.threshold
+        if self.kind == "bit":
+            bits = (_bits(x)[:, self.coordinate] >> np.uint64(self.bit)) & np.uint64(1)
+            return bits == np.uint64(self.threshold)
+        if self.coordinate == "statistic":
+            return np.isin(s, self.chosen)
+        return np.isin(_keys(x, self.coordinate, self.dropped_bits), self.chosen)
+
+
+def _better(best, cand):
+    return cand if best is None or cand.score > best.score else best
+
+
+def _best_thresholds(tables, eps, best=None):
+    """The best threshold set over ``tables`` {(coordinate, direction): (above, below)}."""
+    for (coord, d), (above, below) in tables.items():
+        t, val = _best_threshold(above, eps)
+        best = _better(best, _Candidate(val, d, "above", t, coord))
+        t, val = _best_threshold(below, eps)
+        best = _better(best, _Candidate(val, d, "below", -t, coord))
+    return best
+
+
+def _best_atoms(views, eps, m, z, best=None):
+    """The best union of atoms over ``views`` {(dropped bits, coordinate): (atoms, freq)}."""
+    w = _weight(eps)
+    other = {"c": "c'", "c'": "c"}
+    for (dropped, coord), (atoms, freq) in views.items():
+        for d in DIRECTIONS:
+            gain = freq[d] - w * freq[other[d]]
+            if np.any(gain > 0):
+                fa, fb = freq[d][gain > 0].sum(), freq[other[d]][gain > 0].sum()
+                best = _better(best, _Candidate(float(_score(fa, fb, m, eps, z)), d, "atoms",
+                                                None, coord, atoms[gain > 0], dropped))
+    return best
+
+
+def _best_bit(freqs, eps, m, z):
+    """The best set {bit b of coordinate j = v} for the bit frequencies {"c": ..., "c'": ...},
+    among those more frequent (by more than e^eps) under the first input; None if none is."""
+    best = None
+    other = {"c": "c'", "c'": "c"}
+    w = _weight(eps)
+    for d in DIRECTIONS:
+        for value in (1, 0):
+            fa = freqs[d] if value else 1 - freqs[d]
+            fb = freqs[other[d]] if value else 1 - freqs[other[d]]
+            score = np.where(fa - w * fb > 0, _score(fa, fb, m, eps, z), -np.inf)
+            b, j = np.unravel_index(int(np.argmax(score)), score.shape)
+            if score[b, j] == -np.inf:
+                continue
+            best = _better(best, _Candidate(float(score[b, j]), d, "bit", value, int(j),
+                                            bit=int(b)))
+    return best
 
 
 @_checks.public
@@ -240,96 +387,142 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     Parameters
     ----------
     counts, counts_adjacent : adjacent count vectors (Definition 3).
-    epsilon : float or sequence of floats; one ``AuditResult`` per value.
+    epsilon : float >= 0 or sequence of them; one ``AuditResult`` per value.
     mechanism : callable ``(counts, size, rng) -> samples`` of shape (size, n); default
         ``dm.privatize`` with parameter ``k`` (Algorithm 1).  Outputs that are not
         real, finite or of that shape raise an error.
-    samples : samples per input in EACH half (so 2 * samples draws per input).
-    alpha : one-sided error probability of the lower bound (split equally between
-        the two Clopper-Pearson bounds).
-    statistic : callable on samples (n-vectors -> reals); default ``log_ratio_statistic``.
+    k : the Dirichlet parameter of the default mechanism; give ``k`` or ``mechanism``,
+        not both.
+    samples : samples per input in EACH half (so 2 * samples draws per input); samples
+        times n at most ``MAX_WORK``.
+    alpha : one-sided error probability of the lower bound (shared by the sets tested,
+        Bonferroni, each split equally between its two Clopper-Pearson bounds).
+    statistic : callable on samples (n-vectors -> reals) replacing the default families
+        (module docstring) by its own threshold sets and atoms.
     rng : None (fresh OS entropy) or a seed / Generator for a reproducible audit.
 
-    The set T is chosen on the first half among threshold sets of the statistic
-    (both tails) and sets of atoms (whole outputs or one coordinate), in both orders
-    of the inputs; the bound comes from the second half (module docstring).  The
-    book's chapter "Privacy audit" shows what it catches (Definition 4).
+    Returns
+    -------
+    AuditResult, or a list of them for a sequence of epsilons.
+
+    Raises
+    ------
+    ValueError, TypeError : bad input, both or neither of ``k`` and ``mechanism``, or a
+        mechanism or statistic returning other than real finite arrays of the right shape.
+
+    Examples
+    --------
+    >>> r = audit_hockey_stick([9, 8, 8, 8, 65], [8, 9, 8, 8, 65], 0.5, k=20.6,
+    ...                        samples=1000, rng=1)
+    >>> r.refutes(1.0)
+    False
+
+    The set T is chosen on the first half, per family (threshold sets of the log-ratio
+    and of every coordinate, exact and near atoms, raw bits), in both orders of the
+    inputs; each family's set is bounded on the second half at level alpha / F
+    (module docstring).  The book's chapter "Privacy audit" shows what it catches
+    (Definition 4).
     """
     c = _checks.counts_array("counts", counts)
     c_adj = _checks.counts_array("counts_adjacent", counts_adjacent)
     default = statistic is None
     stat = log_ratio_statistic(c, c_adj) if default else statistic
     if not callable(stat):
-        raise TypeError(f"statistic={statistic!r} must be a function of the samples")
+        raise TypeError(f"statistic={_checks.show(statistic)} must be a function of the samples")
     if mechanism is None:
         if k is None:
             raise ValueError("k=None: give the Dirichlet parameter k or a mechanism")
-        k_value = float(_checks.positive("k", k))
+        k_value = _checks.positive_scalar("k", k)
 
         def mechanism(cc, size, gen):
             return privatize(cc, k_value, rng=gen, size=size)
     elif not callable(mechanism):
-        raise TypeError(f"mechanism={mechanism!r} must be a function (counts, size, rng)")
+        raise TypeError(f"mechanism={_checks.show(mechanism)} must be a function "
+                        "(counts, size, rng)")
+    elif k is not None:
+        raise ValueError(f"k={_checks.show(k)} and a mechanism were both given: k is the "
+                         "parameter of the default mechanism (dm.privatize); pass one of them")
     if isinstance(samples, (bool, np.bool_)):
         raise TypeError(f"samples={samples!r} must be a whole number, not a bool")
-    samples = int(_checks.integer_at_least("samples", samples, 100))
-    alpha = float(_checks.positive("alpha", alpha))
+    samples = _checks.whole_number("samples", samples, 100)
+    n = c.shape[-1]
+    if samples * n > MAX_WORK:                 # the work, estimated before the first draw
+        raise ValueError(f"samples={samples} asks for 2 x {2 * samples} outputs of {n} numbers: "
+                         f"at most {MAX_WORK // n} samples per half for n={n} (samples x n <= "
+                         f"{MAX_WORK}, about ten seconds of audit)")
+    alpha = _checks.positive_scalar("alpha", alpha)
     if alpha >= 1:
         raise ValueError(f"alpha={alpha!r} must be < 1")
     eps_values = np.atleast_1d(_checks.as_float_array("epsilon", epsilon))
     if eps_values.ndim != 1 or eps_values.size == 0:
-        raise ValueError(f"epsilon={epsilon!r} must be a number or a flat, non-empty sequence")
+        raise ValueError(f"epsilon={_checks.show(epsilon)} must be a number or a flat, "
+                         "non-empty sequence")
+    if np.any(eps_values < 0):
+        raise ValueError(f"epsilon={_checks.show(epsilon)} must be >= 0 (Definition 4)")
     gen = _checks.generator(rng)
-    n = c.shape[-1]
     x = {"c": _outputs(mechanism, c, 2 * samples, gen, n),
          "c'": _outputs(mechanism, c_adj, 2 * samples, gen, n)}
     s = {d: _statistic_values(stat, x[d], 2 * samples) for d in DIRECTIONS}
-    choose = {d: np.sort(s[d][:samples]) for d in DIRECTIONS}
-    test = {d: s[d][samples:] for d in DIRECTIONS}
-    atom_views = _atom_views(x["c"][:samples], x["c'"][:samples])
+    first = {d: x[d][:samples] for d in DIRECTIONS}
+    test_x = {d: x[d][samples:] for d in DIRECTIONS}
+    test_s = {d: s[d][samples:] for d in DIRECTIONS}
     other = {"c": "c'", "c'": "c"}
-    z = float(-ndtri(alpha / 2))     # the upper alpha/2 quantile of N(0, 1)
-    tables = {d: (_threshold_table(choose[d], choose[other[d]], z),                   # s > t
-                  _threshold_table(-choose[d][::-1], -choose[other[d]][::-1], z))    # s < t
-              for d in DIRECTIONS}
-    chosen_sets = []                                   # per epsilon: the set T and its hits
-    for eps in eps_values:
-        w = float(np.exp(eps))
-        best = None                                    # (value, direction, kind, t, coord, atoms)
-        for d in DIRECTIONS:
-            above, below = tables[d]
-            t, val = _best_threshold(above, eps)
-            cands = [(val, d, "above", t, None, None)]
-            t, val = _best_threshold(below, eps)
-            cands.append((val, d, "below", -t, None, None))
-            for coord, (atoms, freq) in atom_views.items():
-                gain = freq[d] - w * freq[other[d]]
-                chosen = atoms[gain > 0]
-                if chosen.size:
-                    fa, fb = freq[d][gain > 0].sum(), freq[other[d]][gain > 0].sum()
-                    cands.append((float(_score(fa, fb, samples, eps, z)), d, "atoms", None,
-                                  coord, chosen))
-            for cand in cands:
-                if best is None or cand[0] > best[0]:
-                    best = cand
-        _, d, kind, t, coord, chosen = best
-        if kind == "above":
-            in_p, in_q = test[d] > t, test[other[d]] > t
-        elif kind == "below":
-            in_p, in_q = test[d] < t, test[other[d]] < t
+    # the families are known before the second half is looked at; the Wilson scores that
+    # choose within them use the level of the final bound
+    z = float(-ndtri(alpha / (2 * (len(FAMILIES) if default else 1))))
+
+    def tables_of(values, grid=None):
+        srt = {d: np.sort(values[d]) for d in DIRECTIONS}
+        return {d: (_threshold_table(srt[d], srt[other[d]], z, grid),                    # s > t
+                    _threshold_table(-srt[d][::-1], -srt[other[d]][::-1], z, grid))      # s < t
+                for d in DIRECTIONS}
+
+    first_s = {d: s[d][:samples] for d in DIRECTIONS}
+    thresholds = {(None, d): t for d, t in tables_of(first_s).items()}
+    if default:
+        for j in range(n):
+            per = tables_of({d: first[d][:, j] for d in DIRECTIONS}, _COORDINATE_THRESHOLDS)
+            thresholds.update({(j, d): t for d, t in per.items()})
+        atom_views = {(dropped, coord): view for dropped in ATOM_DROPPED_BITS
+                      for coord, view in _atom_views(first["c"], first["c'"], dropped).items()}
+        bit_freqs = {d: _bit_frequencies(first[d]) for d in DIRECTIONS}
+    else:
+        atoms, fp, fq = _atom_table(s["c"][:samples], s["c'"][:samples])
+        atom_views = {(0, "statistic"): (atoms, {"c": fp, "c'": fq})} if atoms.size else {}
+    tested = []                                        # (epsilon index, family, set, hits)
+    for index, eps in enumerate(eps_values):
+        if default:
+            fams = {"thresholds": _best_thresholds(thresholds, eps),
+                    "atoms": _best_atoms(atom_views, eps, samples, z),
+                    "bits": _best_bit(bit_freqs, eps, samples, z)}
         else:
-            in_p = np.isin(_keys(x[d][samples:], coord), chosen)
-            in_q = np.isin(_keys(x[other[d]][samples:], coord), chosen)
-        chosen_sets.append((float(eps), w, t, int(in_p.sum()), int(in_q.sum()), d, kind, coord,
-                            0 if chosen is None else int(chosen.size)))
-    p_lo, q_hi = _clopper_pearson_ends([c[3] for c in chosen_sets], [c[4] for c in chosen_sets],
-                                       samples, alpha)
-    results = []
-    for (eps, w, t, hits_p, hits_q, d, kind, coord, atoms), lo, hi in zip(chosen_sets, p_lo, q_hi):
+            fams = {"statistic": _best_atoms(atom_views, eps, samples, z,
+                                             _best_thresholds(thresholds, eps))}
+        for name, cand in fams.items():
+            if cand is not None:
+                d = cand.direction
+                tested.append((index, name, cand,
+                               int(cand.members(test_x[d], test_s[d]).sum()),
+                               int(cand.members(test_x[other[d]], test_s[other[d]]).sum())))
+    per_eps = np.bincount([t[0] for t in tested], minlength=eps_values.size)
+    tests = per_eps[[t[0] for t in tested]]
+    p_lo, q_hi = _clopper_pearson_ends([t[3] for t in tested], [t[4] for t in tested],
+                                       samples, alpha / tests)
+    results = [None] * eps_values.size
+    for (index, name, cand, hits_p, hits_q), lo, hi, f in zip(tested, p_lo, q_hi, tests):
+        eps = float(eps_values[index])
+        w = _weight(eps)
         p_hat, q_hat = hits_p / samples, hits_q / samples
-        results.append(AuditResult(eps, t, p_hat, q_hat, p_hat - w * q_hat, float(lo) - w * float(hi),
-                                   alpha, samples, d, kind, coord, atoms, default))
+        r = AuditResult(eps, None if cand.kind == "atoms" else float(cand.threshold), p_hat,
+                        q_hat, p_hat - w * q_hat, float(lo) - w * float(hi), alpha, samples,
+                        cand.direction, cand.kind,
+                        None if cand.coordinate == "statistic" else cand.coordinate,
+                        0 if cand.chosen is None else int(cand.chosen.size), default, name,
+                        cand.dropped_bits, cand.bit, int(f))
+        if results[index] is None or r.lower_bound > results[index].lower_bound:
+            results[index] = r
     return results if np.ndim(epsilon) else results[0]
+
 
 
 @_checks.public
@@ -339,32 +532,71 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
     For the Dirichlet mechanism (Definition 5) with the default statistic
     s(x) = log x_j - log x_i, where c' = c + e_i - e_j: s > t iff
     B = x_j / (x_i + x_j) > expit(t), and B is Beta(k c_j/N, k c_i/N) under Dir(k c/N)
-    (aggregation property); s < t iff B < expit(t).  P is the law of the input the
-    result names first (``result.direction``).  A set of atoms (finitely many points)
-    has probability 0 under the continuous Dirichlet law.  Returns
-    ``(value, P(T), Q(T))``.  Because T was chosen on the other half of the samples,
-    ``result.estimate`` is an unbiased estimate of ``value``, and ``value`` is at most
-    the hockey-stick divergence in that order (Definition 4): the book's tests compare
-    the three.  Book: chapter "Privacy audit".
+    (aggregation property); s < t iff B < expit(t).  A threshold set of one coordinate,
+    {x_l > t} or {x_l < t}, has x_l ~ Beta(k c_l/N, k (N - c_l)/N).  P is the law of
+    the input the result names first (``result.direction``).  A set of exact atoms
+    (finitely many points) has probability 0 under the continuous Dirichlet law.
+
+    Parameters
+    ----------
+    result : AuditResult of a default audit (no custom statistic).
+    counts, counts_adjacent : the audited adjacent count vectors (Definition 3).
+    k : the Dirichlet parameter audited.
+
+    Returns
+    -------
+    (value, P(T), Q(T)) : floats.  Because T was chosen on the other half of the
+    samples, ``result.estimate`` is an unbiased estimate of ``value``, and ``value`` is
+    at most the hockey-stick divergence in that order (Definition 4): the book's tests
+    compare the three.  Book: chapter "Privacy audit".
+
+    Raises
+    ------
+    ValueError : a custom statistic's set, a set of near-atoms or of one raw bit (no
+        closed form), or a count of 0 where the set needs a Beta law.
+
+    Examples
+    --------
+    >>> r = audit_hockey_stick([9, 8, 8, 8, 65], [8, 9, 8, 8, 65], 0.2, k=20.6,
+    ...                        samples=1000, rng=1)
+    >>> value, p, q = chosen_set_divergence(r, [9, 8, 8, 8, 65], [8, 9, 8, 8, 65], 20.6)
     """
     if not isinstance(result, AuditResult):
-        raise TypeError(f"result={result!r} must be an AuditResult from audit_hockey_stick")
+        raise TypeError(f"result={_checks.show(result)} must be an AuditResult from "
+                        "audit_hockey_stick")
     if not result.default_statistic:
         raise ValueError("result comes from a custom statistic: only the default "
-                         "log-ratio statistic's sets have a closed form")
-    k = float(_checks.positive("k", k))
+                         "families' threshold sets and exact atoms have a closed form")
+    if result.kind == "bit" or (result.kind == "atoms" and result.dropped_bits):
+        what = "near-atoms" if result.kind == "atoms" else "one raw bit"
+        raise ValueError(f"result is a set of {what}: only threshold sets and exact atoms have "
+                         "a closed form")
+    k = _checks.positive_scalar("k", k)
     i, j = adjacent_indices_named(counts, counts_adjacent, "counts_adjacent")
     c = np.asarray(counts, float)
     cp = np.asarray(counts_adjacent, float)
-    if min(c[i], c[j], cp[i], cp[j]) <= 0:
-        raise ValueError(f"counts={c.tolist()} and counts_adjacent={cp.tolist()} need positive "
-                         "counts in the two categories that change (Dir(k*C) is undefined at 0)")
+    if result.coordinate is not None and not 0 <= result.coordinate < c.size:
+        raise ValueError(f"result looks at coordinate {result.coordinate}, but counts has "
+                         f"{c.size} categories: pass the count vectors that were audited")
     if result.kind == "atoms":
         return 0.0, 0.0, 0.0
     first, second = (c, cp) if result.direction == "c" else (cp, c)
     N = c.sum()
-    u = expit(result.threshold)
     tail = betaincc if result.kind == "above" else betainc
-    p_set = float(tail(k * first[j] / N, k * first[i] / N, u))
-    q_set = float(tail(k * second[j] / N, k * second[i] / N, u))
-    return p_set - float(np.exp(result.epsilon)) * q_set, p_set, q_set
+    if result.coordinate is None:
+        if min(c[i], c[j], cp[i], cp[j]) <= 0:
+            raise ValueError(f"counts={c.tolist()} and counts_adjacent={cp.tolist()} need "
+                             "positive counts in the two categories that change (Dir(k*C) is "
+                             "undefined at 0)")
+        u = expit(result.threshold)
+        a_p, b_p, a_q, b_q = first[j], first[i], second[j], second[i]
+    else:
+        l = result.coordinate
+        if min(c[l], cp[l], N - c[l], N - cp[l]) <= 0:
+            raise ValueError(f"counts={c.tolist()} and counts_adjacent={cp.tolist()} need "
+                             f"0 < count < N in category {l} (the Beta law of x_{l})")
+        u = float(np.clip(result.threshold, 0.0, 1.0))
+        a_p, b_p, a_q, b_q = first[l], N - first[l], second[l], N - second[l]
+    p_set = float(tail(k * a_p / N, k * b_p / N, u))
+    q_set = float(tail(k * a_q / N, k * b_q / N, u))
+    return p_set - _weight(result.epsilon) * q_set, p_set, q_set

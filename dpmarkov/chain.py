@@ -326,10 +326,28 @@ def _streams(gen: np.random.Generator, alpha: np.ndarray):
     return gen, gen.spawn(1)[0]
 
 
+#: The most entries one sampler call draws: a larger batch is drawn matrix by matrix, in
+#: slices of rows, so the sampler's temporaries (several arrays of the slice's size) stay
+#: small next to the result (n = 5000: a 200 MB matrix used to peak at 1.7 GB).
+_SLICE = 2**20
+
+
 def _draw(streams, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Fill ``out`` (b, n, n) with b private matrices, row by row Dir(alpha_i) on the support."""
+    """Fill ``out`` (b, n, n) with b private matrices, row by row Dir(alpha_i) on the support.
+
+    Above ``_SLICE`` entries the matrices are drawn one by one, each in slices of rows,
+    in the order of ``out``'s entries: the streams are consumed as by one call, so the
+    matrices are the same, bit for bit."""
     gen, uniforms = streams
-    return sample_dirichlet(alpha, out.shape[:1], gen, uniforms=uniforms, out=out)
+    if out.size <= _SLICE:
+        return sample_dirichlet(alpha, out.shape[:1], gen, uniforms=uniforms, out=out)
+    in_logs = uniforms is not None                  # ``_streams``: some alpha below 1
+    rows = max(1, _SLICE // alpha.shape[1])
+    for s in range(out.shape[0]):
+        for r in range(0, alpha.shape[0], rows):
+            sample_dirichlet(alpha[r:r + rows], (1,), gen, uniforms=uniforms,
+                             out=out[s:s + 1, r:r + rows], in_logs=in_logs)
+    return out
 
 
 def _default_batch(n: int) -> int:

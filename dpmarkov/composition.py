@@ -222,9 +222,22 @@ def hockey_stick_discrete(p, q, eps):
     if p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p has {p.shape[-1]} outcomes but q has {q.shape[-1]}")
     e = _eps_array(eps)
-    ee = np.exp(e)[..., None]
-    out = np.maximum(p - ee * q, 0.0).sum(axis=-1)
+    out = _hockey_terms(p, q, e[..., None]).sum(axis=-1)
     return out if np.ndim(out) else float(out)
+
+
+def _hockey_terms(p, q, eps):
+    """max(p - e^eps q, 0) elementwise, also where e^eps overflows (eps > 709.78): there the
+    term is p (1 - e^(eps + log q - log p))_+, 0 unless q is subnormal or 0 (then p)."""
+    with np.errstate(over="ignore"):
+        ee = np.exp(eps)
+    if np.all(np.isfinite(ee)):
+        return np.maximum(p - ee * q, 0.0)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        direct = np.maximum(p - ee * q, 0.0)
+        r = eps + np.log(q) - np.log(p)          # log(e^eps q / p); -inf where q = 0
+        far = p * -np.expm1(np.minimum(r, 0.0))
+    return np.where(np.isfinite(ee), direct, np.where(p > 0, far, 0.0))
 
 
 def _eps_array(eps) -> np.ndarray:
@@ -272,8 +285,8 @@ def profile_discrete(M, pairs, eps):
     e = _eps_array(eps)
     p, q = M[a], M[b]
     out = np.empty(e.shape)
-    for i, ee in np.ndenumerate(np.exp(e)):   # one eps at a time: (pairs, outputs) arrays
-        out[i] = np.maximum(p - ee * q, 0.0).sum(axis=-1).max()
+    for i, ee in np.ndenumerate(e):           # one eps at a time: (pairs, outputs) arrays
+        out[i] = _hockey_terms(p, q, ee).sum(axis=-1).max()
     return out if np.ndim(out) else float(out)
 
 
@@ -290,12 +303,19 @@ def probabilistic_delta(M, pairs, eps) -> float:
     """
     M = _mechanism(M)
     pr = _pairs(pairs, M.shape[0])
-    e = float(_checks.as_float_array("eps", eps))
+    e = _checks.scalar("eps", eps)
     if e < 0:
         raise ValueError(f"eps={e!r} must be >= 0")
     a, b = np.concatenate([pr[:, 0], pr[:, 1]]), np.concatenate([pr[:, 1], pr[:, 0]])
-    bad_out = np.any(M[a] > np.exp(e) * M[b] * (1 + 1e-12), axis=0)
-    return float(M[:, bad_out].sum(axis=1).max())
+    Ma, Mb = M[a], M[b]
+    if e <= 709.0:
+        bad = Ma > math.exp(e) * Mb * (1 + 1e-12)
+    else:                                       # e^eps overflows: compare logarithms
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bad = (Ma > 0) & ((Mb == 0) | (np.log(Ma) - np.log(Mb) > e + 1e-12))
+    bad_out = np.any(bad, axis=0)
+    # a probability: rows may sum to 1 + SUM_ATOL, and a sum of many terms rounds up
+    return min(float(M[:, bad_out].sum(axis=1).max()), 1.0)
 
 
 @_checks.public
@@ -310,12 +330,21 @@ def compose_parallel(*mechanisms) -> np.ndarray:
     """
     if not mechanisms:
         raise ValueError("compose_parallel needs at least one mechanism")
-    out = np.ones((1, 1))
+    checked = []
     for s, M in enumerate(mechanisms):
         try:
-            out = np.kron(out, _mechanism(M))
+            checked.append(_mechanism(M))
         except (ValueError, TypeError) as err:
             raise type(err)(f"mechanism {s}: {err}") from err
+    # the result has prod(inputs) x prod(outputs) entries: refuse at once if it cannot fit
+    entries = math.prod(M.shape[0] for M in checked) * math.prod(M.shape[1] for M in checked)
+    if entries > _checks.MAX_ELEMENTS:
+        shapes = " x ".join(f"{M.shape[0]}x{M.shape[1]}" for M in checked)
+        raise ValueError(f"mechanisms of shapes {shapes} compose to a matrix of {entries} "
+                         f"entries: at most {_checks.MAX_ELEMENTS} (2 GiB) are handled")
+    out = np.ones((1, 1))
+    for M in checked:
+        out = np.kron(out, M)
     return out
 
 

@@ -54,7 +54,8 @@ def dobrushin_coefficient(P) -> np.ndarray:
 
     Equals tau_1(P) = max ||P^T z||_1 over ||z||_1 = 1, z^T 1 = 0 (Seneta;
     Ipsen and Selee's 1-norm coefficient :cite:p:`ipsen2011`), lies in [0, 1] for a
-    stochastic P, and bounds |lambda_2|.  It is the coefficient the literature
+    stochastic P (also in floating point: rows within 1e-9 of summing to 1 and entries
+    >= 0 never give more than 1), and bounds |lambda_2|.  It is the coefficient the literature
     usually calls *the* ergodicity coefficient; Definition 7 is a different one
     (book, "Stationary distribution and convergence").  Stacks allowed.  Each unordered
     pair of rows is compared once (l > i): |a - b| = |b - a| exactly, so the result is
@@ -67,6 +68,11 @@ def dobrushin_coefficient(P) -> np.ndarray:
         d = np.abs(arr[..., i + 1:, :] - arr[..., i, None, :]).sum(axis=-1).max(axis=-1)
         best = np.maximum(best, d)
     out = 0.5 * best
+    # a stochastic P (up to the rounding of its rows) has delta(P) <= 1; the sum of
+    # |P_ij - P_lj| can round above 2 when the two rows have disjoint supports
+    stochastic = (np.all(arr >= 0, axis=(-2, -1))
+                  & np.all(np.abs(arr.sum(axis=-1) - 1) <= 1e-9, axis=-1))
+    out = np.where(stochastic, np.minimum(out, 1.0), out)
     return out if out.ndim else float(out)
 
 

@@ -76,9 +76,9 @@ def worst_pair(N, n, min_count):
     then sits at the minimum (j = 1).  It maximises ``loss_data_term`` over every
     adjacent pair whose counts are all >= m, the data part of Theorem 1's proof.
     """
-    N = int(_checks.integer_at_least("N", N, 2))
-    n = _checks.length("n", int(_checks.integer_at_least("n", n, 2)))
-    m = int(_checks.integer_at_least("min_count", min_count, 1))
+    N = _checks.whole_number("N", N, 2)
+    n = _checks.length("n", _checks.whole_number("n", n, 2))
+    m = _checks.whole_number("min_count", min_count, 1)
     pairs_exist(np.asarray(N), np.asarray(n), np.asarray(m), "min_count")
     big = N - (n - 1) * m
     c = np.array([big - 1, m + 1] + [m] * (n - 2), dtype=float)

@@ -99,7 +99,7 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
 
 def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
                      *, uniforms: np.random.Generator | None = None,
-                     out: np.ndarray | None = None) -> np.ndarray:
+                     out: np.ndarray | None = None, in_logs: bool | None = None) -> np.ndarray:
     """Draws of Dir(alpha) (Definition 5) of shape ``shape + alpha.shape``, from gamma variates.
 
     X = G / sum(G) with independent G_i ~ Gamma(alpha_i, 1), along the last axis.
@@ -116,7 +116,9 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
       log.  When even that exponential overflows (a near 1e-308) the draw is the
       vertex of the smallest log(-log U) - log a, which is then the largest G by
       more than 700 orders of magnitude.  The uniforms come from ``uniforms``
-      (default: ``gen``).
+      (default: ``gen``).  ``in_logs`` forces the choice (a caller drawing a large
+      alpha in slices makes it once for the whole array, so the slices consume the
+      streams exactly as one call would).
 
     Whatever the draw, the result is the exact Dirichlet draw rounded to doubles,
     except that a supported entry whose value is below the smallest positive double
@@ -129,7 +131,9 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     if out is None:
         out = np.empty(full)
     support = alpha > 0
-    if np.all(alpha[support] >= 1):
+    if in_logs is None:
+        in_logs = not np.all(alpha[support] >= 1)
+    if not in_logs:
         gen.standard_gamma(alpha, size=full, out=out)
         with np.errstate(over="ignore"):
             if not np.all(np.isfinite(out.sum(axis=-1))):    # alpha near 1e308

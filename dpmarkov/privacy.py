@@ -90,7 +90,7 @@ def _k_for(bound, epsilon_target, eta, N, n, gamma):
     All elements are solved together (``_numerics.root_on_safe_side``): the bracket
     [k_min, 2 k_min] is doubled until bound exceeds the target, then narrowed.
     """
-    target = _checks.positive("epsilon", epsilon_target)
+    target = _checks.positive("epsilon_target", epsilon_target)
     eta = _checks.eta_ok(eta)
     N = _checks.integer_at_least("N", N, 2)
     n = _checks.integer_at_least("n", n, 2)
@@ -108,8 +108,8 @@ def _k_for(bound, epsilon_target, eta, N, n, gamma):
     if np.any(f_lo > 0):
         i = int(np.flatnonzero(f_lo > 0)[0])
         raise ValueError(
-            f"epsilon={t[i]!r} is below epsilon_star={f_lo[i] + t[i]:.6g}, the smallest epsilon "
-            f"Theorem 1 gives for eta={e[i]!r}, N={NN[i]:.0f}, n={nn[i]:.0f}, "
+            f"epsilon_target={t[i]!r} is below epsilon_star={f_lo[i] + t[i]:.6g}, the smallest "
+            f"epsilon Theorem 1 gives for eta={e[i]!r}, N={NN[i]:.0f}, n={nn[i]:.0f}, "
             f"gamma={g[i]!r} (Assumption 4: k >= 3/(2*eta))")
     # double k until bound(hi) > target
     lo, f_lo, hi, f_hi = push_upper_end(f, lo, f_lo, 2 * lo, lambda k: 2 * k)

@@ -31,8 +31,10 @@ def hockey_stick(epsilon, counts, counts_prime, k):
     (Definition 4 restricted to this pair); computed as
     P(1 - V < u) - e^eps Q(1 - V < u) with Beta tails, in logarithms so that a tail
     at u below the smallest double (small k) is still exact (book: tight profile chapter).
-    Rounding can leave a result of order 1e-16 below 0 when the divergence is 0; it
-    is returned as 0.  Broadcasts over ``epsilon`` (>= 0).
+    The result is rounded outward by a bound on its own floating-point error (the Beta
+    tails' budget and every rounding after them; ``_pairs.pair_profile_at``): never
+    below the divergence, which is > 0 (a value that underflows is the smallest double).
+    Broadcasts over ``epsilon`` (>= 0).
     """
     i, j = adjacent_indices(counts, counts_prime)
     c = _checks.counts_array("counts", counts)
@@ -225,7 +227,10 @@ def privacy_profile(epsilon, k, N, n, min_count):
     if and only if delta >= privacy_profile(eps, ...).  For n >= 3 the maximum is
     the pair (m, m+1) (``profile_pairs``); for n = 2 it is found exactly, without a
     scan, by a branch and bound on the same monotonicity (a few dozen Beta-tail
-    evaluations at any N up to 2**53).  ``epsilon`` (>= 0) and ``k`` broadcast
+    evaluations at any N up to 2**53).  Rounded outward, never below the real value: each
+    pair's divergence carries a bound on its own floating-point error (the Beta tails'
+    budget ``BETAINC_REL`` and every rounding after them; ``pair_profile``), as
+    ``epsilon`` does.  ``epsilon`` (>= 0) and ``k`` broadcast
     together; ``N``, ``n``, ``min_count`` are scalars.  Book: "The tight privacy profile".
     """
     k, N, n, m = _design(k, N, n, min_count)
@@ -238,13 +243,21 @@ def privacy_profile(epsilon, k, N, n, min_count):
 
 
 def _root(func, target):
-    """The smallest eps >= 0 with func(eps) <= target, func decreasing, func(0) > target."""
+    """An eps >= 0 with func(eps) <= target next to the crossing, func decreasing, func(0) > target.
+
+    Brent's method stops within its tolerance of the crossing, on either side; a step up
+    by that tolerance (doubling) until func(eps) <= target puts the result on the safe side,
+    at most a few tolerances above the crossing."""
     from scipy.optimize import brentq   # imported here: scipy.optimize costs 0.7 s to import
     hi = 1.0
     while func(hi) > target:
         hi *= 2
-    return brentq(lambda e: func(e) - target, hi / 2 if hi > 1 else 0.0, hi,
-                  xtol=1e-12, rtol=1e-12)
+    e = brentq(lambda e: func(e) - target, hi / 2 if hi > 1 else 0.0, hi,
+               xtol=1e-12, rtol=1e-12)
+    step = 2e-12 + 4e-12 * e
+    while func(e) > target:
+        e, step = e + step, 2 * step
+    return e
 
 
 def _epsilon_one(target, k, N, n, m):
@@ -291,7 +304,9 @@ def epsilon_for_delta(delta, k, N, n, min_count):
 
     The tight epsilon at a given delta (Definition 4), to compare with Theorem 1's
     eq. (6).  The profile decreases in epsilon, so the root is unique; it is found
-    by bracketing and Brent's method (absolute and relative tolerance 1e-12).  For
+    by bracketing and Brent's method (absolute and relative tolerance 1e-12) on the
+    outward-rounded profile, then stepped up to where that profile is <= delta: never
+    below the real root (the profile is rounded outward, ``privacy_profile``).  For
     n = 2 the root is taken on the pair (m, N - m) and a branch and bound checks that
     it is the worst pair there; if not (at tiny epsilon other pairs can exceed it by
     rounding noise, about 1e-8 relative at N = 1e9, or a flat profile's bound by 1e-6),

@@ -71,6 +71,23 @@ def _exact_mixture(alpha, a, b):
     return mix
 
 
+def _mixture_positive(alpha, a, b):
+    """Whether alpha*a + (1 - alpha)*b > 0, i.e. alpha a > (alpha - 1) b, exactly for the given
+    floats: in floating point where the two sides are normal, finite and apart by more than
+    their rounding (a few units in the last place), else in fractions (overflow, underflow
+    or a near tie: the finiteness of D_alpha hangs on this sign)."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):   # inf - inf: not sure
+        lhs, rhs = alpha * a, (alpha - 1) * b
+        tiny = np.finfo(float).tiny
+        sure = (np.isfinite(lhs) & np.isfinite(rhs) & (lhs > tiny) & (rhs > tiny)
+                & (np.abs(lhs - rhs) > 1e-12 * np.maximum(lhs, rhs)))
+    out = lhs > rhs
+    for idx in zip(*np.nonzero(~sure)):
+        al = Fraction(float(alpha[idx]))
+        out[idx] = al * Fraction(float(a[idx])) + (1 - al) * Fraction(float(b[idx])) > 0
+    return out
+
+
 @_checks.public(finite=False)      # +inf is a correct divergence; NaN never arises
 def renyi_divergence(alpha, a, b):
     """D_alpha(Dir(a) || Dir(b)) for alpha > 1, in closed form (inf where it diverges).
@@ -88,8 +105,11 @@ def renyi_divergence(alpha, a, b):
     if a.shape != b.shape:
         raise ValueError(f"a has shape {a.shape} and b has shape {b.shape}: they must agree")
     alpha, a, b = np.broadcast_arrays(alpha[..., None], a, b)
+    finite = np.all(_mixture_positive(alpha, a, b), axis=-1)
+    if not finite.all():                         # compute the finite ones only (no overflow)
+        keep = finite[..., None]
+        alpha, a, b = np.where(keep, alpha, 2.0), np.where(keep, a, 1.0), np.where(keep, b, 1.0)
     mix = _exact_mixture(alpha, a, b)
-    finite = np.all(mix > 0, axis=-1)
     d = np.where(mix > 0, a - b, 0.0)            # keep the arithmetic finite where it diverges
     near = (mix > 0) & (mix < 1e-3 * b)          # tiny mixture: log Gamma of it directly
     bn = np.where(near, b, 1.0)
@@ -200,7 +220,7 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
                          "1-d arrays of the same length")
     if np.any(np.isnan(r)) or np.any(r < 0):
         raise ValueError(f"rdp={r!r} must be >= 0 (inf allowed)")
-    d = float(_checks.as_float_array("delta", delta))
+    d = _checks.scalar("delta", delta)
     if not 0 < d < 1:
         raise ValueError(f"delta={d!r} must satisfy 0 < delta < 1")
     if conversion == "classic":

@@ -4,7 +4,8 @@ import pytest
 from scipy import integrate, stats
 
 import dpmarkov as dm
-from dpmarkov.audit import audit_hockey_stick, clopper_pearson, log_ratio_statistic
+from dpmarkov.audit import (audit_hockey_stick, chosen_set_divergence, clopper_pearson,
+                            log_ratio_statistic)
 
 PAPER = dict(eta=0.073, N=98, n=5, gamma=4e-4)
 C = np.array([8, 8, 8, 8, 66.0])
@@ -129,14 +130,120 @@ def test_audit_catches_too_little_noise_k_times_2_and_3():
 
 
 def test_continuous_mechanism_yields_no_atoms_and_both_directions_are_tried():
-    # Dir(k C) has no atoms: an audit of the correct sampler never picks an atom set,
-    # and for the symmetric pair (9, 8) <-> (8, 9) both directions occur over seeds
+    # Dir(k C) has no atoms: an audit of the correct sampler never finds one (so only the
+    # threshold and bit families are tested, tests <= 2), and for the symmetric pair
+    # (9, 8) <-> (8, 9) both directions occur over seeds
     seen = set()
     for seed in range(6):
         r = audit_hockey_stick(W_C, W_ADJ, 0.3, k=K, samples=2000, rng=seed)
-        assert r.kind in ("above", "below")
+        assert r.family in ("thresholds", "bits") and r.tests <= 2, r
         seen.add(r.direction)
     assert seen == {"c", "c'"}
+
+
+# ------------------------------------------- leaks a knowing mechanism can hide (issue 27)
+def _leaks_outside_the_pair(cc, size, gen):
+    """Correct on c; on c' coordinates 2 and 4 (not the pair 0, 1 that differs) swap."""
+    x = dm.privatize(cc, K, rng=gen, size=size)
+    if np.array_equal(cc, W_ADJ):
+        x[:, [2, 4]] = x[:, [4, 2]]
+    return x
+
+
+def _jittered_shares(cc, size, gen):
+    """Releases the true shares plus a 1e-12 jitter 5% of the time (no exact repeat)."""
+    x = dm.privatize(cc, K, rng=gen, size=size)
+    hit = gen.random(size) < 0.05
+    x[hit] = cc / cc.sum() + 1e-12 * gen.standard_normal((int(hit.sum()), cc.size))
+    return x
+
+
+def _input_in_a_mantissa_bit(cc, size, gen):
+    """Writes "the input is c" into the last mantissa bit of coordinate 3."""
+    x = dm.privatize(cc, K, rng=gen, size=size)
+    u = x.view(np.uint64)
+    u[:, 3] = (u[:, 3] & ~np.uint64(1)) | np.uint64(np.array_equal(cc, W_C))
+    return x
+
+
+@pytest.mark.parametrize("mechanism,family", [
+    (_leaks_outside_the_pair, "thresholds"), (_jittered_shares, "atoms"),
+    (_input_in_a_mantissa_bit, "bits")])
+def test_default_audit_refutes_each_hidden_leak(mechanism, family):
+    # each leak has divergence >= 0.05 at eps = 1 (the last: 1), far above the exact
+    # profile 9.1e-5 it claims; the default audit (no statistic, default samples) finds
+    # it through the family named
+    claim = dm.privacy_profile(1.0, K, 98, 5, 8)
+    r = audit_hockey_stick(W_C, W_ADJ, 1.0, mechanism=mechanism, rng=4)
+    assert r.refutes(claim) and r.family == family, r
+    assert r.lower_bound > 0.03
+
+
+def test_a_statistic_constant_under_each_input_refutes():
+    # s = 1 on every output of c and 0 on every output of c': T = {s > 0} has P = 1,
+    # Q = 0; its threshold lies at a value of the second sample only
+    def mech(cc, size, gen):
+        return np.tile(cc / cc.sum(), (size, 1))
+    r = audit_hockey_stick(W_C, W_ADJ, 2.0, mechanism=mech, samples=1000, rng=0,
+                           statistic=lambda x: (x[:, 0] > 0.09).astype(float))
+    assert r.refutes(0.9) and r.p_hat == 1 and r.q_hat == 0, r
+
+
+def _randomized_response(eps):
+    """n = 2 outputs (1, 0) / (0, 1): the first with probability e^eps / (1 + e^eps) on
+    c = (2, 1) and 1 / (1 + e^eps) on c' = (1, 2): exactly (eps, 0)-DP, tight."""
+    p = np.exp(eps) / (1 + np.exp(eps))
+
+    def mech(cc, size, gen):
+        first = gen.random(size) < (p if cc[0] > cc[1] else 1 - p)
+        return np.column_stack([first, ~first]).astype(float)
+    return mech
+
+
+def test_false_refutations_stay_below_alpha():
+    # Correct mechanisms audited at their exact (eps, delta): a refutation is false.
+    # Randomized response is tight (H_eps = 0 on the set {(1, 0)}, which every family
+    # sees: as a threshold, an atom and a bit), so without the Bonferroni split the
+    # three families' chances would add up; the Dirichlet sampler is audited at its
+    # exact profile.  R audits at level alpha = 0.1: the number of false refutations
+    # is at most Bin(R, 0.1), whose 1 - 1e-3 quantile is 60 (R = 400) and 34 (R = 200).
+    rng = np.random.default_rng(27)
+    rr = sum(audit_hockey_stick([2, 1], [1, 2], 1.0, mechanism=_randomized_response(1.0),
+                                samples=200, alpha=0.1, rng=rng).refutes(0.0)
+             for _ in range(400))
+    assert rr <= 60, rr
+    claim = dm.hockey_stick(0.1, W_C, W_ADJ, K)
+    dirichlet = sum(audit_hockey_stick(W_C, W_ADJ, 0.1, k=K, samples=500, alpha=0.1,
+                                       rng=rng).refutes(claim) for _ in range(200))
+    assert dirichlet <= 34, dirichlet
+
+
+def test_epsilon_below_0_and_k_with_a_mechanism_are_refused():
+    with pytest.raises(ValueError, match="epsilon.*>= 0"):
+        audit_hockey_stick(W_C, W_ADJ, -0.1, k=K, samples=100)
+    with pytest.raises(ValueError, match="epsilon.*>= 0"):
+        audit_hockey_stick(W_C, W_ADJ, [0.5, -1.0], k=K, samples=100)
+    with pytest.raises(ValueError, match="k=.*mechanism"):
+        audit_hockey_stick(W_C, W_ADJ, 1.0, k=K, mechanism=_jittered_shares, samples=100)
+    with pytest.raises(ValueError, match="samples"):
+        audit_hockey_stick(W_C, W_ADJ, 1.0, k=K, samples=10**9)
+
+
+def test_chosen_set_divergence_of_a_coordinate_threshold():
+    # a set {x_2 > t} (threshold family, coordinate 2): x_2 ~ Beta(k c_2/N, k(N - c_2)/N)
+    # under both inputs (c_2 = 8 in each), so P(T) = Q(T); checked against a direct
+    # Monte Carlo of 10^6 draws (5 standard errors) and against the Beta law's sf
+    import dataclasses
+    r = audit_hockey_stick(W_C, W_ADJ, 0.0, k=K, samples=1000, rng=0)
+    r = dataclasses.replace(r, family="thresholds", kind="above", coordinate=2, threshold=0.1)
+    value, p, q = chosen_set_divergence(r, W_C, W_ADJ, K)
+    assert p == q == pytest.approx(stats.beta(K * 8 / 98, K * 90 / 98).sf(0.1), rel=1e-12)
+    draws = dm.privatize(W_C, K, rng=1, size=10**6)[:, 2] > 0.1
+    assert abs(draws.mean() - p) < 5 * np.sqrt(p * (1 - p) / 1e6)
+    for kind, extra in (("bit", {"bit": 3, "threshold": 1.0}),
+                        ("atoms", {"dropped_bits": 24, "threshold": None})):
+        with pytest.raises(ValueError, match="closed form"):
+            chosen_set_divergence(dataclasses.replace(r, kind=kind, **extra), W_C, W_ADJ, K)
 
 
 @pytest.mark.parametrize("bad,exc,match", [

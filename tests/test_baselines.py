@@ -798,3 +798,33 @@ def test_theorem1_calibration_certified_by_interval_arithmetic(monkeypatch):
     with pytest.raises(ArithmeticError):
         bl.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
                                         rel_width=1e-2)
+
+
+# ------------------------------------------------------ big requests fail fast (issue 27)
+def test_big_requests_are_refused_before_any_work():
+    # certify_theorem1_calibration(6229865, 0.5, 0.038, 373, 4) ran past 14 s of CPU: its work
+    # (intervals x series terms) is estimated first; geometric_clip at size 3.6e12 raised
+    # MemoryError: the release (3.6e12 x 5 numbers) is refused before drawing
+    import time
+    start = time.process_time()
+    with pytest.raises(ValueError, match="epsilon=6229865.*k_max_factor.*rel_width"):
+        bl.certify_theorem1_calibration(6229865, 0.5, 0.038, 373, 4)
+    for sampler in (bl.geometric_clip, bl.geometric_counts, bl.geometric_project,
+                    bl.laplace_clip_comparison):
+        with pytest.raises(ValueError, match="size=3600000000000 asks for 18000000000000"):
+            sampler([3, 4, 5, 6, 7], 1.0, size=3_600_000_000_000)
+    assert time.process_time() - start < 2.0
+    # a certificate within the budget still runs (and the sampler at a size that fits)
+    assert bl.certify_theorem1_calibration(5.0, 0.01, 0.2, 75, 3, k_max_factor=2.0,
+                                           rel_width=0.05)["k"] > 0
+    assert bl.geometric_counts([3, 4, 5], 1.0, size=(2, 3), rng=0).shape == (2, 3, 3)
+
+
+def test_scalar_parameters_given_arrays_name_the_parameter():
+    # no numpy conversion message ("only 0-dimensional arrays ...") reaches a user
+    for call, name in ((lambda: bl.laplace_scale(1.0, [1.0, 2.0]), "sensitivity"),
+                       (lambda: bl.geometric_ratio(1.0, [1.0, 2.0]), "sensitivity"),
+                       (lambda: bl.analytic_gaussian_sigma(1.0, 1e-5, [1.0, 2.0]), "sensitivity"),
+                       (lambda: dm.k_for_epsilon(0.01, 0.2, 75, 3, 1e-3), "epsilon_target")):
+        with pytest.raises(ValueError, match=name):
+            call()

@@ -9,6 +9,7 @@ check can fail (each plausible slip of the package flips the checks it lists, an
 they reach every claim not true by definition); the audit catches mechanisms that break
 their claimed guarantee; verdict words on pages come from the registry.
 """
+import dataclasses
 import inspect
 import json
 import math
@@ -156,8 +157,13 @@ def test_chosen_set_divergence_checks_its_input():
         chosen_set_divergence(r, C, C_ADJ, -1.0)
     with pytest.raises(ValueError, match="not adjacent"):
         chosen_set_divergence(r, C, C, 20.6)
+    log_ratio = dataclasses.replace(r, family="thresholds", kind="above", coordinate=None,
+                                    threshold=0.5)
     with pytest.raises(ValueError, match="positive"):
-        chosen_set_divergence(r, [1, 0, 5], [0, 1, 5], 20.6)
+        chosen_set_divergence(log_ratio, [1, 0, 5], [0, 1, 5], 20.6)
+    with pytest.raises(ValueError, match="coordinate 4.*3 categories"):
+        chosen_set_divergence(dataclasses.replace(log_ratio, coordinate=4), [1, 2, 5],
+                              [2, 1, 5], 20.6)
 
 
 def test_the_theorem_5_check_bites(monkeypatch):

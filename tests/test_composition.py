@@ -106,6 +106,18 @@ def test_compose_parallel_is_the_independent_joint_law():
         dm.compose_parallel(A, [[0.5, 0.6]])
 
 
+def test_compose_parallel_refuses_a_result_that_cannot_fit_at_once():
+    # five 10 x 10 mechanisms compose to 1e5 x 1e5 = 1e10 entries (80 GB): refused before
+    # anything is allocated (it used to raise MemoryError after 30 s)
+    import time
+    M = np.full((10, 10), 0.1)
+    start = time.process_time()
+    with pytest.raises(ValueError, match="mechanisms of shapes 10x10 x .* 10000000000 entries"):
+        dm.compose_parallel(*[M] * 5)
+    assert time.process_time() - start < 1.0
+    assert dm.compose_parallel(*[M] * 3).shape == (1000, 1000)
+
+
 def test_parallel_adjacency_changes_exactly_one_part():
     sizes = (3, 2, 4)
     parts = [line_pairs(2), line_pairs(1), line_pairs(3)]
@@ -411,3 +423,46 @@ def test_chain_privacy_bad_counts_named_before_a_bad_eta(eta, monkeypatch):
     monkeypatch.setattr(dm.composition, "_lean_inputs", lambda *args: None)
     full = _outcome(lambda: dm.chain_privacy(counts, 20.0, eta, 1e-3, support=_ROWS > 0))
     assert lean == full and "counts must be >= 0" in full[1]
+
+
+# ------------------------------------------------ probabilities and edges (issue 27, item 2)
+# a stochastic row whose float sum rounds to 1 + 2^-52 (a normalised Dirichlet draw)
+ROW = np.array([0.14860368825942719, 0.22283980047416202, 0.004328879253440985,
+                0.0004959766010795302, 0.12028113433722673, 0.3562344388012206,
+                0.14721608227344313])
+
+
+def test_probabilistic_delta_and_dobrushin_never_exceed_1():
+    assert ROW.sum() > 1                       # the rounding the functions must not pass on
+    zeros = np.zeros_like(ROW)
+    M = np.array([np.r_[ROW, zeros], np.r_[zeros, ROW]])     # disjoint supports
+    # every output is in Omega_2 (log-ratio infinite): delta is the whole mass, 1
+    assert dm.composition.probabilistic_delta(M, np.array([[0, 1]]), 1.0) == 1.0
+    P = np.zeros((14, 14))
+    P[:7, :] = M[0]
+    P[7:, :] = M[1]
+    assert 0.5 * np.abs(P[0] - P[7]).sum() > 1  # the direct formula rounds above 1
+    assert dm.dobrushin_coefficient(P) == 1.0
+    # a matrix that is not stochastic keeps its value (no clipping of a real number > 1)
+    assert dm.dobrushin_coefficient(np.array([[3.0, 0.0], [0.0, 3.0]])) == 3.0
+
+
+def test_hockey_stick_at_epsilon_beyond_the_exponent_range():
+    # e^eps overflows beyond eps = 709.78; the divergence still exists: 0 when q > 0 is
+    # normal (e^eps q > 1 > p), p where q = 0, and p (1 - e^eps q / p) for a subnormal q
+    p, q = np.array([0.5, 0.5]), np.array([1e-320, 1 - 1e-320])
+    eps = np.array([709.0, 710.0, 730.0, 800.0, 1e6])
+    got = dm.hockey_stick_discrete(p, q, eps)
+    import mpmath as mp
+    with mp.workdps(30):
+        want = [sum(max(mp.mpf(a) - mp.exp(e) * mp.mpf(b), 0) for a, b in zip(p, q))
+                for e in eps]
+    assert np.allclose(got, [float(w) for w in want], rtol=1e-12, atol=0)
+    assert got[-1] == 0.0 and got[1] > 0.49
+    assert dm.hockey_stick_discrete([0.3, 0.7], [0.0, 1.0], 1e4) == pytest.approx(0.3)
+    assert dm.hockey_stick_discrete([0.3, 0.7], [0.2, 0.8], 710.0) == 0.0
+    M = np.array([p, q])
+    assert list(dm.composition.profile_discrete(M, np.array([[0, 1]]), [710.0, 1e3])) == \
+        pytest.approx([float(want[1]), 0.0], rel=1e-12)
+    assert dm.composition.probabilistic_delta(M, np.array([[0, 1]]), 710.0) == 0.5
+    assert dm.composition.probabilistic_delta(M, np.array([[0, 1]]), 800.0) == 0.0

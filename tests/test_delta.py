@@ -194,3 +194,38 @@ def test_delta_exact_n5_uses_two_distinct_counts_at_any_n():
     d_exact = dm.delta(60.0, 0.025, 2000, 40, 1e-3, method="exact")
     d_union = dm.delta(60.0, 0.025, 2000, 40, 1e-3)
     assert 0 < d_exact <= d_union
+
+
+# ------------------------------------------------ outward rounding (issue 27, item 1)
+def _delta_designs():
+    """k, eta, N, n, gamma over a grid with n = 2, 3 and 5, Assumption 4 (k >= 3/(2 eta))
+    and a valid design; plus the design the held-out audit found below its 40-digit value."""
+    import itertools
+    out = [(100.0, 0.1, 100, 2, 1e-3)]
+    for k, eta, N, n, g in itertools.product([20.6, 100.0, 1000.0], [0.05, 0.1, 0.2],
+                                             [20, 98, 1000, 10**5], [2, 3, 5], [1e-3, 1e-5]):
+        if k >= 1.5 / eta and n * np.ceil(eta * N) + 1 <= N and g < 1 / n:
+            out.append((k, eta, N, n, g))
+    return out
+
+
+def test_delta_is_never_below_its_high_precision_value():
+    # eq. (7)'s union bound at the worst vector in 60-digit mpmath (its incomplete Beta) is the
+    # number delta must never fall below; before the outward rounding 5 of 12 designs of the
+    # held-out audit were below it (by up to 3e-14 relative), and 1000, 0.1, 20, 2, 1e-5
+    # (true value 5.7e-361) returned 0.  Tight: at most 1e-10 above (the budget is 1e-12 plus
+    # the shapes' rounding), or the smallest double where the true value underflows.
+    import mpmath as mp
+
+    from dpmarkov.verify import highprec as hpu
+    tiny = float(np.finfo(float).smallest_subnormal)
+    checked = 0
+    for k, eta, N, n, g in _delta_designs():
+        got = dm.delta(k, eta, N, n, g)
+        ref = min(hpu.exit_probability_union(dm.worst_counts(eta, N, n), k, g), mp.mpf(1))
+        assert got >= ref, (k, eta, N, n, g, got, ref)
+        assert got <= max(ref * (1 + mp.mpf(1e-10)), tiny), (k, eta, N, n, g, got, ref)
+        checked += 1
+    assert checked > 150
+    assert dm.delta(100, 0.1, 100, 2, 1e-3) >= 1.43682794155477673e-17
+    assert dm.delta(1000.0, 0.1, 20, 2, 1e-5) == tiny

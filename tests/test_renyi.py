@@ -6,6 +6,7 @@ the conversion to (epsilon, delta) against dp_accounting's.  Book: "Many release
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath as mp
@@ -203,3 +204,20 @@ def test_rdp_epsilon_is_never_below_the_real_divergence(k, N, n, m):
             assert mp.mpf(g) >= real
             if real != mp.inf:   # the bound is pessimistic; relative to a tiny divergence it grows
                 assert (mp.mpf(g) - real) / real < (1e-5 if N <= 10**6 else 1e-2)
+
+
+def test_infinite_at_extreme_parameters_where_the_mixture_leaves_the_orthant():
+    # issue 27: at extreme orders and parameters the closed form's arithmetic overflows,
+    # yet where the exact mixture alpha a + (1 - alpha) b has an entry <= 0 the documented
+    # answer is +inf (decided in fractions near the border, overflow or underflow)
+    from fractions import Fraction
+    values = [1e-300, 1e-20, 0.5, 1e20, 1e300]
+    checked = 0
+    for alpha in (1 + 2**-52, 1.5, 1e6, 1e200, 1e308):
+        for a0, a1, b0, b1 in itertools.product(values, repeat=4):
+            al = Fraction(alpha)
+            if all(al * Fraction(x) + (1 - al) * Fraction(y) > 0 for x, y in ((a0, b0), (a1, b1))):
+                continue
+            assert dm.renyi_divergence(alpha, [a0, a1], [b0, b1]) == np.inf
+            checked += 1
+    assert checked > 1500

@@ -7,6 +7,8 @@ public, so a count vector moves by +1 in one entry and -1 in another.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _checks
@@ -35,8 +37,11 @@ def scalar_delta(delta) -> float:
     return d
 
 
-def size_shape(size) -> tuple:
-    """``size`` as a shape: None, a whole number >= 0 or a tuple of them (no bool, float, str)."""
+def size_shape(size, per_draw=1) -> tuple:
+    """``size`` as a shape: None, a whole number >= 0 or a tuple of them (no bool, float, str).
+
+    The release (``per_draw`` numbers a draw) must fit in ``MAX_ELEMENTS`` doubles: a larger
+    ``size`` is refused before anything is drawn or allocated."""
     if size is None:
         return ()
     items = size if isinstance(size, (tuple, list)) else (size,)
@@ -46,4 +51,9 @@ def size_shape(size) -> tuple:
                             "whole numbers (an int, not a float, str or bool)")
         if s < 0:
             raise ValueError(f"size={size!r} must be non-negative")
-    return tuple(int(s) for s in items)
+    shape = tuple(int(s) for s in items)
+    total = math.prod(shape) * per_draw
+    if total > _checks.MAX_ELEMENTS:
+        raise ValueError(f"size={size!r} asks for {total} numbers: at most "
+                         f"{_checks.MAX_ELEMENTS} (2 GiB) per call")
+    return shape

@@ -7,6 +7,8 @@ Book: chapter "Baselines at matched privacy" (the calibrations at matched privac
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _checks, _pairs, exit_probability, privacy
@@ -277,7 +279,22 @@ def _largest_feasible_log_k(gap, lo, f_lo, hi, step, *, limit=None):
     return root_on_safe_side(gap, lo, hi, f_lo, f_hi, rtol=0.0, xtol=_LOG_K_WIDTH)
 
 
-def _arb_betainc(a, b, x):
+#: The most series terms of ``_arb_betainc`` one certificate may sum (a few seconds of arb
+#: arithmetic): estimated before the first one, counted while summing.
+_MAX_SERIES_TERMS = 2_000_000
+
+
+def _series_terms(a, b, x, cap=_MAX_SERIES_TERMS):
+    """How many terms ``_arb_betainc`` sums for I_x(a, b), from the same ratios in floats:
+    until the ratio is < 1 and the term is 1e-40 below the largest one (at most ``cap``)."""
+    j = np.arange(float(min(cap, 10**6)))
+    log_r = math.log(x) + np.log(a + b + j) - np.log(a + 1 + j)
+    log_t = np.concatenate([[0.0], np.cumsum(log_r)[:-1]])
+    done = (log_r < 0) & (log_t < np.maximum.accumulate(log_t) - 92.2)
+    return int(np.argmax(done)) + 1 if done.any() else cap
+
+
+def _arb_betainc(a, b, x, budget=None):
     """Enclosure of the regularised incomplete Beta I_x(a, b) for balls a, b > 0, 0 < x < 1.
 
     I_x(a, b) = x^a (1-x)^b / (a B(a, b)) * sum_j t_j, t_0 = 1,
@@ -285,12 +302,19 @@ def _arb_betainc(a, b, x):
     Summed until the ratio bound rho = x * max(1, (a+b+J)/(a+1+J)) is < 1 and the
     term is negligible; the remaining tail is at most t_J / (1 - rho) and is added as
     the ball [0, t_J/(1 - rho)].  Only arb's arithmetic, exp, log and lgamma are used.
+    ``budget``: [terms left, the design for the message]; a ValueError when it runs out.
     """
     from flint import arb
 
     one = arb(1)
     total, term, j = arb(0), arb(1), 0
     while True:
+        if budget is not None:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise ValueError(f"{budget[1]}: the certificate needs more than "
+                                 f"{_MAX_SERIES_TERMS} series terms of I_x(a, b); raise "
+                                 "rel_width or lower k_max_factor")
         ratio = x * (a + b + j) / (a + 1 + j)
         rho = x.upper() * max(one, ((a + b + j) / (a + 1 + j)).upper())
         if rho < 1 and term.upper() < 1e-40 * max(total.lower(), arb(1e-300)):
@@ -326,7 +350,10 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
     Here b(k) is the Beta term of the sound eq. (6) (top share 1 - 2 eta for n >= 3,
     1 - (n-1) eta for n = 2) and gamma(k) = 1/(exp((epsilon - b(k)) N / k) + n - 1).
     Returns a dict with ``k``, ``gamma``, the range and the number of intervals used.
-    Raises ``ArithmeticError`` if an interval cannot be decided at width 1e-14 k.
+    Raises ``ArithmeticError`` if an interval cannot be decided at width 1e-14 k, and a
+    ValueError at once when the estimated work (intervals times series terms) exceeds
+    ``_MAX_SERIES_TERMS`` (or when the count of terms summed does): every input is
+    checked before python-flint sees it.
     Book: chapter "Baselines at matched privacy" (Theorem 1, eqs. (6)-(7)).
     """
     from flint import arb, ctx
@@ -345,6 +372,19 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
     eps, d = scalar_epsilon(epsilon), scalar_delta(delta)
     eta_f, N_i, n_i = float(eta), int(N), int(n)
     counts = privacy.worst_counts(eta_f, N_i, n_i)
+    # the work, estimated before any arb arithmetic: intervals times the series terms of
+    # each tail at the largest k (more terms there), against the budget
+    intervals = int(np.ceil(np.log(k_max_factor * (1 - 1e-9)) / rel_width))
+    per_interval = sum(_series_terms(k0 * k_max_factor * c / N_i,
+                                     k0 * k_max_factor * (1 - c / N_i), g0)
+                       for c in np.unique(counts))
+    design = (f"epsilon={eps!r}, delta={d!r}, eta={eta_f!r}, N={N_i}, n={n_i} (k = {k0:.4g}) "
+              f"with k_max_factor={k_max_factor!r}, rel_width={rel_width!r}")
+    if intervals * per_interval > _MAX_SERIES_TERMS:
+        raise ValueError(f"{design}: the certificate needs about {intervals * per_interval:.3g} "
+                         f"series terms ({intervals} intervals), more than {_MAX_SERIES_TERMS}; "
+                         "raise rel_width or lower k_max_factor")
+    budget = [_MAX_SERIES_TERMS, design]
     old = ctx.prec
     ctx.prec = prec
     try:
@@ -394,7 +434,7 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
             # with x and b and falls with a, so on the interval [a, c] the union bound is at
             # least sum_i I_{G_lo}(c s_i, a (1 - s_i)): evaluated at points, hence tight
             G_lo = 1 / (arb.exp(arb(r.upper())) + n_i - 1)
-            low = sum(arb(mult) * _arb_betainc(arb(c) * sh, arb(a) * (1 - sh), G_lo)
+            low = sum(arb(mult) * _arb_betainc(arb(c) * sh, arb(a) * (1 - sh), G_lo, budget)
                       for sh, mult in shares)
             if low > D:
                 continue

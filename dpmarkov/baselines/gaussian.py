@@ -75,7 +75,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=L2_SENSITIVITY) -> float
     """
     eps = scalar_epsilon(epsilon)
     d = scalar_delta(delta)
-    D = float(_checks.positive("sensitivity", sensitivity))
+    D = _checks.positive_scalar("sensitivity", sensitivity)
     with np.errstate(all="ignore"):
         return _gaussian_sigma(eps, d, D)
 
@@ -93,7 +93,7 @@ def gaussian_counts_comparison(counts, epsilon, delta, *, rng=None, size=None) -
     """
     c = _checks.counts_array("counts", counts)
     sigma = analytic_gaussian_sigma(epsilon, delta)
-    shape = size_shape(size) + c.shape
+    shape = size_shape(size, c.size) + c.shape
     return c + _checks.generator(rng).normal(0.0, sigma, size=shape)
 
 

@@ -156,7 +156,7 @@ def geometric_ratio(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     which is this ratio up to a relative 2^-30/epsilon (on the safe side).
     Book: "Baselines at matched privacy".
     """
-    return float(np.exp(-scalar_epsilon(epsilon) / float(_checks.positive("sensitivity", sensitivity))))
+    return float(np.exp(-scalar_epsilon(epsilon) / _checks.positive_scalar("sensitivity", sensitivity)))
 
 
 @_checks.public
@@ -174,7 +174,7 @@ def geometric_counts(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     """
     c = _checks.counts_array("counts", counts)
     s, t = discrete_laplace_parameter(epsilon)
-    shape = size_shape(size) + c.shape
+    shape = size_shape(size, c.size) + c.shape
     m = int(np.prod(shape, dtype=np.int64))
     noise = _discrete_laplace(_checks.generator(rng), s, t, m).reshape(shape)
     return c + noise.astype(float)

@@ -32,7 +32,7 @@ def laplace_scale(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     The guarantee is for real-valued noise; floating-point samples do not have it
     (``laplace_float_attack``).  Book: "Baselines at matched privacy".
     """
-    return float(_checks.positive("sensitivity", sensitivity)) / scalar_epsilon(epsilon)
+    return _checks.positive_scalar("sensitivity", sensitivity) / scalar_epsilon(epsilon)
 
 
 @_checks.public
@@ -49,7 +49,7 @@ def laplace_counts_comparison(counts, epsilon, *, rng=None, size=None) -> np.nda
     """
     c = _checks.counts_array("counts", counts)
     b = laplace_scale(epsilon)
-    shape = size_shape(size) + c.shape
+    shape = size_shape(size, c.size) + c.shape
     return c + _checks.generator(rng).laplace(0.0, b, size=shape)
 
 
@@ -120,7 +120,7 @@ def numpy_laplace_noise(k, scale) -> np.ndarray:
     if np.any(draws > 2.0 ** 53 - 1):
         bad = draws[draws > 2.0 ** 53 - 1].flat[0]
         raise ValueError(f"k={bad!r} exceeds 2^53 - 1: next_double draws 53 bits")
-    b = float(_checks.positive("scale", scale))
+    b = _checks.positive_scalar("scale", scale)
     return _laplace_from_draws(np.asarray(draws, np.int64), b)
 
 
@@ -148,7 +148,7 @@ def laplace_float_attack(outputs, count, epsilon):
     Book: "Baselines at matched privacy" (the floating-point attack).
     """
     y = _checks.as_float_array("outputs", outputs)
-    c = float(_checks.as_float_array("count", count))
+    c = _checks.scalar("count", count)
     b = laplace_scale(epsilon)
     lo = np.ones(y.shape, np.int64)
     hi = np.full(y.shape, 2 ** 53 - 1, np.int64)

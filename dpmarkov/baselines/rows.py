@@ -63,7 +63,7 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
             raise ValueError(f"counts[{i}, {j}]={c[i, j]:g} lies outside the support: the "
                              "support must contain every observed transition")
     gen = _checks.generator(rng)
-    shape = size_shape(size)
+    shape = size_shape(size, c.size)
     out = np.zeros(shape + c.shape)
     width = mask.sum(axis=1)
     for r in np.unique(width):

@@ -55,8 +55,8 @@ def prepare_chain(counts, *, min_count=1, min_row=1):
     if np.any(arr > 2.0**53):
         raise ValueError(f"counts contains {arr[arr > 2.0**53][0]!r}: counts above 2**53 are not "
                          "exact whole numbers in doubles")
-    min_count = int(_checks.integer_at_least("min_count", min_count, 1))
-    min_row = int(_checks.integer_at_least("min_row", min_row, 1))
+    min_count = _checks.whole_number("min_count", min_count, 1)
+    min_row = _checks.whole_number("min_row", min_row, 1)
     work = np.where(arr >= min_count, arr, 0.0)
     kept = np.arange(arr.shape[0])
     while True:
