@@ -20,7 +20,11 @@ of the tests.  Three questions (GitHub issue 5):
     growth exponent of the time in n, peak memory at n = 4000 (target <= 1.5x the
     input), a stack of 1000 265-state chains against numpy's batched solve (target
     <= 2x) and the accuracy of all three on a nearly decomposable and a birth-death
-    chain (``versus_quantecon(small_only=True)``: the 265-state cases only).
+    chain (``versus_quantecon(small_only=True)``: the 265-state cases only);
+(e) the samplers where some Dirichlet parameters are below 1 (GitHub issue 26):
+    ``dm.privatize_chain`` at k = 1,000 against numpy's gamma variates normalised, and
+    ``dm.privatize`` against ``Generator.dirichlet`` (targets <= 1.3x numpy);
+    ``--small-parameters`` runs (e) alone.
 
 The chain is synthetic and dense (every count 1..199, as many states as the TLC zone
 table) -- the hardest case for both steps.  Timings are the best of ``REPEATS`` runs for
@@ -261,6 +265,53 @@ def versus_quantecon(small_only=False):
               f"numpy solve {relative_error(numpy_stationary(Pm), exact):.1e}")
 
 
+def small_parameters(draws=DRAWS, rounds=3):
+    """(e) The samplers where some Dirichlet parameters are below 1 (GitHub issue 26).
+
+    Algorithm 2 at k = 1,000 on the 265-state chain (13% of the parameters below 1: those
+    entries are drawn as G(a + 1) U^(1/a), the others as plain gamma variates) against
+    numpy's gamma variates with rows divided by their sums; Algorithm 1 (``dm.privatize``,
+    ``draws`` releases) on a 60-category and a 265-category vector with parameters on both
+    sides of 1 against ``Generator.dirichlet`` and against numpy's gamma variates normalised.
+    Methods alternate for ``rounds`` rounds (the same background load); best times and the
+    per-round median ratio.  Target: <= 1.3x numpy.
+    """
+    counts = synthetic_counts()
+    k = np.full(N_STATES, 1000.0)
+    alpha = k[:, None] * (counts / counts.sum(axis=1, keepdims=True))
+    print(f"\n(e) samplers with parameters below 1: chain k = 1000 "
+          f"({np.mean(alpha < 1):.0%} of the 265 x 265 parameters below 1)")
+    times, _ = interleaved({"dm": lambda: dm.privatize_chain(counts, k, support=counts > 0,
+                                                             size=draws, rng=SEED),
+                            "numpy": lambda: numpy_privatize(counts, k, draws, SEED)}, rounds)
+    ratio = times["dm"] / times["numpy"]
+    print(f"    dm.privatize_chain, {draws} chains   best {times['dm'].min():7.3f} s; numpy gamma + "
+          f"normalise {times['numpy'].min():7.3f} s; ratio best {times['dm'].min() / times['numpy'].min():.2f}x, "
+          f"per-round median {np.median(ratio):.2f}x (target <= 1.3x)")
+    rng = np.random.default_rng(SEED)
+    vectors = {"n = 60, k = 200": (rng.integers(1, 400, size=60).astype(float), 200.0),
+               "n = 265, k = 1000": (counts[0], 1000.0)}
+    for label, (c, kk) in vectors.items():
+        a = dm.dirichlet_parameters(c, kk)
+        gen = np.random.default_rng(SEED)
+
+        def gamma_normalised(a=a, gen=gen):
+            g = gen.standard_gamma(a, size=(draws,) + a.shape)
+            g /= g.sum(axis=-1, keepdims=True)
+            return g
+        reps = max(rounds, 20)
+        times, _ = interleaved({"dm": lambda c=c, kk=kk, gen=gen: dm.privatize(c, kk, rng=gen,
+                                                                               size=draws),
+                                "dirichlet": lambda a=a, gen=gen: gen.dirichlet(a, size=draws),
+                                "gamma": gamma_normalised}, reps)
+        r_dir, r_gam = times["dm"] / times["dirichlet"], times["dm"] / times["gamma"]
+        print(f"    dm.privatize {label} ({np.mean(a < 1):.0%} below 1), {draws} releases: "
+              f"best {times['dm'].min() * 1e3:.2f} ms; Generator.dirichlet "
+              f"{times['dirichlet'].min() * 1e3:.2f} ms (median ratio {np.median(r_dir):.2f}x); "
+              f"gamma + normalise {times['gamma'].min() * 1e3:.2f} ms "
+              f"(median ratio {np.median(r_gam):.2f}x)")
+
+
 def main():
     print(f"# bench_chain: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"numpy {np.__version__}, python {platform.python_version()}, "
@@ -343,8 +394,15 @@ def main():
     assert m_dm < 1024 and m_stream < 1024, "batching should keep the draws under 1 GiB"
 
     versus_quantecon()
+    small_parameters()
     print(f"\n# load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:] == ["--small-parameters"]:          # only section (e)
+        print(f"# load average {os.getloadavg()[0]:.1f}")
+        small_parameters()
+        print(f"# load average at the end {os.getloadavg()[0]:.1f}")
+    else:
+        main()

@@ -22,7 +22,8 @@ Internal modules (not exported; their names without a leading underscore are the
 the modules above share): ``_checks`` (the input policy and the ``public`` boundary),
 ``_numerics`` (certified increments of log Gamma with error bounds, outward rounding,
 safe-side roots, Beta tails in logs) and ``_pairs`` (adjacent count vectors, the
-hockey-stick divergence of one pair, the exact search for the worst pair).
+hockey-stick divergence of one pair, the exact search for the worst pair).  ARCHITECTURE.md gives the
+layers, bottom to top, and where a new function belongs.
 
 Seeded randomness (``rng=0``) is for teaching and testing; a real release uses
 the default ``rng=None`` (fresh OS entropy).

@@ -341,7 +341,7 @@ def _draw(streams, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:
     gen, uniforms = streams
     if out.size <= _SLICE:
         return sample_dirichlet(alpha, out.shape[:1], gen, uniforms=uniforms, out=out)
-    in_logs = uniforms is not None                  # ``_streams``: some alpha below 1
+    in_logs = not np.any(alpha[alpha > 0] >= 1)     # decided once for the whole array
     rows = max(1, _SLICE // alpha.shape[1])
     for s in range(out.shape[0]):
         for r in range(0, alpha.shape[0], rows):

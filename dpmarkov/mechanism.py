@@ -107,55 +107,123 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     uses this for transitions outside the public support).  Every other entry is > 0.
 
     * Every positive alpha_i >= 1 (always so under Assumptions 3-4, where
-      k C_i >= 3/2): G directly (``gen.standard_gamma``); if a sum of G overflows
-      (alpha near 1e308) G is first divided by its largest entry.
-    * Otherwise the gamma variates of a draw can all underflow to 0 (0/0: 140 of
-      200 seeds for k = 1e-3 and two equal counts), so the draw is made in logs
-      with G(a) = G(a + 1) U^(1/a), U uniform on (0, 1]:
-      log G = log G(a + 1) - exp(log(-log U) - log a), normalised by the largest
-      log.  When even that exponential overflows (a near 1e-308) the draw is the
-      vertex of the smallest log(-log U) - log a, which is then the largest G by
-      more than 700 orders of magnitude.  The uniforms come from ``uniforms``
-      (default: ``gen``).  ``in_logs`` forces the choice (a caller drawing a large
-      alpha in slices makes it once for the whole array, so the slices consume the
-      streams exactly as one call would).
+      k C_i >= 3/2): G directly (``gen.standard_gamma``, one call, as numpy would); if a
+      sum of G overflows (alpha near 1e308) G is first divided by its largest entry.
+    * Some alpha_i < 1: for those entries only, G(a) = G(a + 1) U^(1/a) with U uniform on
+      (0, 1] (the same law; Gamma(a + 1) is drawn in the same ``standard_gamma`` call as the
+      other entries, and U^(1/a) = exp(-E/a) with E = -log U a standard exponential from
+      ``uniforms``, default ``gen``).  In a row (last axis) that also has an entry >= 1,
+      the row sum is at least that entry's G, so the draw is formed in linear space, and
+      an entry whose G(a) falls below the smallest normal double (2.2e-308) is recomputed
+      in logs, exp(log G(a + 1) - E/a - log(row sum)), keeping its relative accuracy.  A
+      row whose supported entries are all < 1 can have every G underflow (0/0: 140 of 200
+      seeds for k = 1e-3 and two equal counts), so it is drawn in logs:
+      log G = log G(a + 1) - exp(log E - log a), normalised by the largest log.  When even
+      that exponential overflows (a near 1e-308) the draw is the vertex of the smallest
+      log E - log a, which is then the largest G by more than 700 orders of magnitude.
+      When every supported entry of ``alpha`` is < 1 the whole draw takes that path, with
+      E = -log1p(-U) from ``uniforms.random`` (the draws of earlier versions, seed for seed).
+      ``in_logs`` (default: whether every supported alpha_i is < 1) says whether the whole
+      draw takes that last path: a caller drawing a large alpha in slices decides it once for
+      the whole array, so the slices consume the streams exactly as one call would.
 
-    Whatever the draw, the result is the exact Dirichlet draw rounded to doubles,
+    Whatever the draw, the result is the Dirichlet draw rounded to doubles (a few ulps),
     except that a supported entry whose value is below the smallest positive double
     (about 4.9e-324) is rounded up to it instead of down to 0: the Dirichlet lives
     on the open simplex and an exact 0 would look like a transition outside the
     support.  This is deterministic post-processing of the draw, so it costs no
     privacy.  The outcome of a call never depends on the draw: no draw raises.
+    ``out``, if given, is C-contiguous with the result's shape.  Book: "The Dirichlet
+    mechanism" (Algorithm 1) and "Private transition matrices" (Algorithm 2).
     """
     full = shape + alpha.shape
     if out is None:
         out = np.empty(full)
     support = alpha > 0
+    uniforms = gen if uniforms is None else uniforms
     if in_logs is None:
-        in_logs = not np.all(alpha[support] >= 1)
-    if not in_logs:
+        in_logs = not np.any(alpha[support] >= 1)
+    if np.all(alpha[support] >= 1):
         gen.standard_gamma(alpha, size=full, out=out)
         with np.errstate(over="ignore"):
             if not np.all(np.isfinite(out.sum(axis=-1))):    # alpha near 1e308
                 out /= out.max(axis=-1, keepdims=True)
+        out /= out.sum(axis=-1, keepdims=True)
+    elif not in_logs:
+        _sample_mixed(alpha, full, gen, uniforms, out)
     else:
-        uniforms = gen if uniforms is None else uniforms
         a = np.where(support, alpha, 1.0)
         with np.errstate(divide="ignore", over="ignore"):
             log_g = np.log(gen.standard_gamma(a + 1, size=full))
             score = np.log(-np.log1p(-uniforms.random(full))) - np.log(a)
             log_g -= np.exp(score)
         log_g[..., ~support] = -np.inf
-        top = log_g.max(axis=-1, keepdims=True)
-        lost = ~np.isfinite(top[..., 0])
-        if np.any(lost):               # every exp(score) overflowed: the vertex of min score
-            score = np.where(support, score, np.inf)[lost]
-            winner = score == score.min(axis=-1, keepdims=True)
-            log_g[lost] = np.where(winner, 0.0, -np.inf)
-            top[lost] = 0.0
-        np.exp(log_g - top, out=out)
-    out /= out.sum(axis=-1, keepdims=True)
+        _normalise_logs(log_g, np.where(support, score, np.inf), out)
+        out /= out.sum(axis=-1, keepdims=True)
     np.maximum(out, np.where(support, _SMALLEST, 0.0), out=out)
+    return out
+
+
+def _normalise_logs(log_g, score, out):
+    """out = exp(log_g - row max), in place; a row whose every log is -inf (every exp(score)
+    overflowed) becomes the vertex of its smallest ``score`` (inf outside the support)."""
+    top = log_g.max(axis=-1, keepdims=True)
+    lost = ~np.isfinite(top[..., 0])
+    if np.any(lost):               # every exp(score) overflowed: the vertex of min score
+        s = score[lost]
+        log_g[lost] = np.where(s == s.min(axis=-1, keepdims=True), 0.0, -np.inf)
+        top[lost] = 0.0
+    np.exp(log_g - top, out=out)
+
+
+def _sample_mixed(alpha, full, gen, uniforms, out):
+    """``sample_dirichlet`` when some supported alpha_i are >= 1 and some < 1 (its docstring).
+
+    Works on ``out`` viewed as (draws, entries): the entries with alpha_i < 1 are gathered
+    once per call, so the extra work is proportional to their number only.
+    """
+    width = alpha.shape[-1]
+    rows_alpha = alpha.reshape(-1, width)
+    support = rows_alpha > 0
+    small = support & (rows_alpha < 1)
+    gen.standard_gamma(np.where(small, rows_alpha + 1.0, rows_alpha).reshape(alpha.shape),
+                       size=full, out=out)
+    draws = out.reshape(-1, rows_alpha.size)             # a view: one line per draw
+    cols = np.flatnonzero(small)                         # the small entries within a draw
+    a = rows_alpha.ravel()[cols]
+    e = uniforms.standard_exponential((draws.shape[0], cols.size))     # E = -log U
+    lonely_row = ~np.any(support & ~small, axis=1)      # rows with no entry >= 1
+    lonely = lonely_row[cols // width]
+    rows_view = out.reshape(draws.shape[0], -1, width)
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        g1 = np.take(draws, cols, axis=1)                # G(a + 1)
+        near = cols
+        if lonely.any():                                 # those rows in logs, whole
+            far = cols[lonely]
+            score = np.log(e[:, lonely]) - np.log(a[lonely])
+            log_g = np.log(g1[:, lonely]) - np.exp(score)
+            which = np.flatnonzero(lonely_row)
+            at = (np.cumsum(lonely_row) - 1)[far // width], far % width
+            block = np.full((draws.shape[0], which.size, width), -np.inf)
+            block[:, at[0], at[1]] = log_g
+            scores = np.full(block.shape, np.inf)
+            scores[:, at[0], at[1]] = score
+            _normalise_logs(block, scores, block)
+            rows_view[:, which, :] = block
+            keep = ~lonely
+            near, e, a, g1 = cols[keep], e[:, keep], a[keep], g1[:, keep]
+        e /= a                                           # E/a >= 0 (inf if a is tiny)
+        lin = np.exp(np.negative(e, out=e))              # U^(1/a); e now holds log(U)/a
+        lin *= g1                                        # G(a) = G(a + 1) U^(1/a)
+        draws[:, near] = lin
+    sums = rows_view.sum(axis=-1, keepdims=True)
+    rows_view /= sums
+    low = lin < _checks.TINY                             # below the normal range: in logs
+    if low.any():
+        d, j = np.nonzero(low)
+        with np.errstate(divide="ignore", under="ignore"):
+            row_sums = sums.reshape(draws.shape[0], -1)[d, near[j] // width]
+            draws[d, near[j]] = np.exp(np.log(g1[d, j]) + e[d, j] - np.log(row_sums))
     return out
 
 

@@ -740,3 +740,26 @@ def test_privatize_chain_in_slices_is_the_same_draw_and_stays_small(monkeypatch)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 5 * P.nbytes, peak / P.nbytes
+
+
+def test_rows_all_small_mixed_and_large_have_their_laws():
+    # row 0 mixed (alpha = (4.55, 0.30, 0.15)), row 1 all below 1 (drawn wholly in logs),
+    # row 2 all above 1 (plain gamma variates): each entry has the Beta marginal of its row,
+    # mean a_ij/A_i and E[log X_ij] = psi(a_ij) - psi(A_i); 5 standard errors of the sample
+    # means, estimated from the same sample (fixed seed).
+    from scipy.special import digamma
+    counts = np.array([[30.0, 2, 1], [1, 1, 2], [40, 50, 60]])
+    k = np.array([5.0, 0.5, 100.0])
+    P = dm.privatize_chain(counts, k, support=counts > 0, rng=2, size=100_000)
+    for i in range(3):
+        a = k[i] * counts[i] / counts[i].sum()
+        x = P[:, i]
+        se = x.std(axis=0) / np.sqrt(len(x))
+        assert np.all(np.abs(x.mean(axis=0) - a / a.sum()) < 5 * se), i
+        logs = np.log(x)
+        se_log = logs.std(axis=0) / np.sqrt(len(x))
+        assert np.all(np.abs(logs.mean(axis=0) - (digamma(a) - digamma(a.sum()))) < 5 * se_log), i
+    # batching is invisible on the mixed path too
+    again = np.concatenate(list(dm.iter_privatize_chain(counts, k, support=counts > 0,
+                                                        size=2000, batch=333, rng=2)))
+    assert np.array_equal(P[:2000], again)

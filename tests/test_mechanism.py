@@ -282,3 +282,68 @@ def test_size_must_be_ints(size):
 def test_huge_size_is_refused_before_allocating():
     with pytest.raises(ValueError, match="size=.*at most"):
         dm.privatize(COUNTS, K, rng=0, size=10**12)
+
+
+# --- parameters on both sides of 1: log space only where it is needed (issue 26) ------------
+
+def test_mixed_parameters_have_the_dirichlet_law():
+    # alpha = (1.5, 0.1, 0.05, 2.5, 0.85): the entries < 1 are drawn as G(a + 1) U^(1/a), the
+    # others as G(a).  Each X_i ~ Beta(a_i, A - a_i): mean a_i/A and E[log X_i] = psi(a_i) -
+    # psi(A).  Tolerance: 5 standard errors of the sample means (estimated from the same
+    # sample; fixed seed).  E[log X_i] is the check that bites on the small entries' tail.
+    from scipy.special import digamma
+    counts, k = np.array([30, 2, 1, 50, 17.0]), 5.0
+    alpha = k * counts / counts.sum()
+    assert np.any(alpha < 1) and np.any(alpha >= 1)
+    x = dm.privatize(counts, k, rng=1, size=200_000)
+    total = alpha.sum()
+    se = x.std(axis=0) / np.sqrt(len(x))
+    assert np.all(np.abs(x.mean(axis=0) - alpha / total) < 5 * se)
+    logs = np.log(x)
+    se_log = logs.std(axis=0) / np.sqrt(len(x))
+    assert np.all(np.abs(logs.mean(axis=0) - (digamma(alpha) - digamma(total))) < 5 * se_log)
+    # power: the law with the small parameters doubled is told apart by the same checks
+    wrong = digamma(np.where(alpha < 1, 2 * alpha, alpha))
+    wrong -= digamma(np.where(alpha < 1, 2 * alpha, alpha).sum())
+    assert np.any(np.abs(logs.mean(axis=0) - wrong) > 50 * se_log)
+
+
+def _replica(alpha, size, seed):
+    """The variates ``sample_dirichlet`` draws for ``privatize`` (uniforms = gen) when some
+    alpha_i < 1 and some >= 1, and the draw formed from them in exact logs (float)."""
+    gen = np.random.default_rng(seed)
+    small = alpha < 1
+    g = gen.standard_gamma(np.where(small, alpha + 1, alpha), size=(size, alpha.size))
+    e = gen.standard_exponential((size, int(small.sum())))
+    with np.errstate(under="ignore", divide="ignore"):
+        lin = g.copy()
+        lin[:, small] = g[:, small] * np.exp(-e / alpha[small])
+        row_sum = lin.sum(axis=1, keepdims=True)
+        log_x = np.log(g)
+        log_x[:, small] -= e / alpha[small]
+    return log_x - np.log(row_sum)
+
+
+def test_tiny_entries_next_to_large_ones_keep_their_relative_accuracy():
+    # alpha = (0.002, 3, 0.3): X_1 < 2.2e-308 (the normal range) in about a quarter of the
+    # draws; there the sampler recomputes it in logs.  Against the same variates combined in
+    # logs: within 16 u (|log x| + 1) relative wherever the value is a normal double (an
+    # exponential exp(t) inherits the rounding of its argument t, about |t| u, in either
+    # formula); the rounding up to the smallest positive double below it; never an exact 0.
+    alpha = np.array([0.002, 3.0, 0.3])
+    counts, k = alpha * 1000, alpha.sum()
+    x = dm.privatize(counts, k, rng=7, size=20_000)
+    expected_log = _replica(alpha, 20_000, 7)
+    normal = expected_log > np.log(2.3e-308)
+    assert 0.1 < np.mean(~normal[:, 0]) < 0.5            # the recomputation is exercised
+    relative = np.abs(x[normal] / np.exp(expected_log[normal]) - 1)
+    assert np.all(relative <= 16 * 2.0**-53 * (np.abs(expected_log[normal]) + 1))
+    # subnormal values (4.9e-324 to 2.2e-308): the same relative bound plus two steps of
+    # 4.9e-324 (the spacing of subnormal doubles)
+    sub = ~normal & (expected_log > np.log(1e-322))
+    assert sub.sum() > 100
+    y = np.exp(expected_log[sub])
+    bound = 2 * np.nextafter(0.0, 1.0) + 16 * 2.0**-53 * (np.abs(expected_log[sub]) + 1) * y
+    assert np.all(np.abs(x[sub] - y) <= bound)
+    below = expected_log < np.log(4.9e-324) - 1
+    assert np.all(x[below] == np.nextafter(0.0, 1.0)) and np.all(x > 0)

@@ -12,7 +12,8 @@ Parses ``dpmarkov/`` with ``ast`` (nothing is imported) and checks three rules o
   dpmarkov module, no private module imported.
 
 Each checker is first run on a small snippet that breaks its rule, so a checker that
-finds nothing because it is broken fails here too.
+finds nothing because it is broken fails here too.  The imports also go down the layers that
+ARCHITECTURE.md lists (every module must be placed there).
 """
 from __future__ import annotations
 
@@ -232,3 +233,39 @@ def test_import_dpmarkov_is_lazy_and_complete():
         assert "no_such_name" in str(err)
     else:
         raise AssertionError("an unknown name must raise AttributeError")
+
+
+def architecture_layers(text: str) -> dict[str, int]:
+    """{top-level module: layer} from the numbered list of ARCHITECTURE.md (``N. **Name** —
+    `a`, `b`: ...``; the modules are the back-quoted names before the first colon)."""
+    import re
+    layers = {}
+    for line in text.splitlines():
+        m = re.match(r"(\d+)\. \*\*[^*]+\*\*[^`]*((?:`[\w.]+`,? ?)+):", line)
+        if m:
+            for name in re.findall(r"`([\w.]+)`", m.group(2)):
+                layers[name] = int(m.group(1))
+    return layers
+
+
+def _top(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def upward_edges(graph: dict[str, set[str]], layers: dict[str, int]) -> list[str]:
+    """The imports that go from a module to one of a higher layer."""
+    return sorted(f"{m} -> {t}" for m, targets in graph.items() for t in targets
+                  if _top(m) and _top(t) and layers[_top(t)] > layers[_top(m)])
+
+
+def test_imports_go_down_the_layers_of_architecture_md():
+    layers = architecture_layers((ROOT / "ARCHITECTURE.md").read_text())
+    assert layers["_checks"] == 1 and layers["verify"] == 6 and len(layers) >= 20
+    # the check bites: the floor importing a layer-3 module is reported
+    assert upward_edges({"dpmarkov._numerics": {"dpmarkov.privacy"}}, layers) == [
+        "dpmarkov._numerics -> dpmarkov.privacy"]
+    graph, _ = _graph()
+    unplaced = sorted({_top(m) for m in graph if _top(m) and _top(m) not in layers})
+    assert not unplaced, f"modules missing from ARCHITECTURE.md: {unplaced}"
+    assert not upward_edges(graph, layers), upward_edges(graph, layers)
