@@ -1,11 +1,13 @@
-"""Lemma 1 (parallel composition) proved with SymPy, and checked exactly with mpmath.
+"""Lemma 1 (parallel composition): its proof's steps checked in SymPy, the lemma in mpmath.
 
 The paper (Lemma 1, proof in its Supplement C.4) releases M(D) = (M_1(D_1), ..., M_m(D_m))
 for a partition D_1, ..., D_m of the database and claims (max eps_i, max delta_i)-DP.
 Book: chapter "Private transition matrices", section on Lemma 1.
 
-What is proved here, symbolically (each function returns the SymPy expressions it
-reduced to 0 or showed to be non-negative, and raises ``AssertionError`` otherwise):
+What is checked here, symbolically: the identities and inequalities each step of the
+conditioning proof rests on (the proof itself is the book's).  Each function returns the
+SymPy expressions it reduced to 0 or showed to be non-negative, and raises
+``AssertionError`` otherwise:
 
 1. ``conditioning_step``: for adjacent D, D' that differ inside part j only, and any
    output set S, conditioning on the other parts' outputs y gives

@@ -1,6 +1,7 @@
-"""Theorem 1 derived with SymPy from the log-density ratio of the Dirichlet mechanism.
+"""Theorem 1 from the log-density ratio of the Dirichlet mechanism, in SymPy.
 
-The derivation runs in three steps, each a SymPy computation (book: "The privacy
+Three steps, each a SymPy computation (SymPy simplifies the ratio; the maximiser of
+step 2 is argued in the book and substituted, not found by SymPy) (book: "The privacy
 loss of the Dirichlet mechanism", where it is shown, and "The exact worst case"):
 
 1. ``privacy_loss_expression``: log f_c(x) - log f_c'(x) for Dir(k c/N) against
