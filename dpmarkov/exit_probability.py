@@ -342,9 +342,12 @@ def delta(k, eta, N, n, gamma, *, method="union"):
 
     ``method="union"`` (default) replaces the probability by Boole's bound
     (``exit_probability_union``): never below eq. (7)'s delta, so the guarantee is
-    not weakened.  ``method="exact"`` computes it by ``exit_probability_exact`` (for
-    n >= 5 the upper end of a certified bracket).  The worst vector has two distinct
-    counts, so any n costs the same.  Broadcasts over all arguments.
+    not weakened, and rounded outward by a bound on its own floating-point error: the
+    value to release or calibrate with.  ``method="exact"`` computes it by
+    ``exit_probability_exact`` (for n >= 5 the upper end of a certified bracket), to
+    measure how loose Boole's bound is; its quadrature carries no proven error bound,
+    so it is not rounded outward and is not meant for a release.  The worst vector has
+    two distinct counts, so any n costs the same.  Broadcasts over all arguments.
     """
     if method not in _DELTA_METHODS:
         raise ValueError(f"method={method!r} must be one of {_DELTA_METHODS}")
