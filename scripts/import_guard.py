@@ -31,7 +31,8 @@ except ImportError:
         "kernel's environment. Download the wheel and reader-requirements.txt from the "
         "book's page 'Run a chapter yourself', then run: python -m pip install -r "
         "reader-requirements.txt dpmarkov-*.whl (in the environment of this kernel) "
-        "and restart the kernel.") from None'''
+        "and restart the kernel."
+    ) from None'''   # as ruff formats it (the book's code style)
 
 
 def is_guard(cell) -> bool:

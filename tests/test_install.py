@@ -31,6 +31,8 @@ NOTEBOOKS = os.environ.get("DPMARKOV_INSTALL_NOTEBOOKS", "grades_case_study diri
 pytestmark = pytest.mark.skipif(os.environ.get("DPMARKOV_TEST_INSTALL") != "1",
                                 reason="slow, installs from the registry: ./run.sh test-install")
 
+import docutils  # noqa: E402,F401  (the book's extension, loaded below, needs it; keeps test-oldest off)
+
 _spec = importlib.util.spec_from_file_location("dpmarkov_book", ROOT / "_ext" / "dpmarkov_book.py")
 ext = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ext)

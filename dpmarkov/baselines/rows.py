@@ -52,7 +52,11 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
                              "of public feasible transitions fixed before seeing the data")
         mask = np.ones(c.shape, bool)
     else:
-        mask = np.asarray(support)
+        try:                                   # ragged lists: numpy's message differs by version
+            mask = np.asarray(support)
+        except ValueError as err:
+            raise ValueError(f"support={support!r} must be 'all' or a rectangular boolean "
+                             f"array: {err}") from err
         if mask.dtype != bool:
             raise TypeError(f"support of dtype {mask.dtype} must be 'all' or a boolean array")
         if mask.shape != c.shape:
