@@ -34,6 +34,30 @@ def ergodicity_coefficient(G) -> np.ndarray:
     ``dobrushin_coefficient``): they agree for n <= 3, differ for n >= 4 (either
     can be the larger), and for n >= 4 tau_inf can exceed 1 (up to floor(n/2)).  Works for
     any real square matrix (a seminorm on matrices), and for stacks (..., n, n).
+
+    Parameters
+    ----------
+    G : array_like, shape (..., n, n)
+        A real square matrix, or a stack of them; finite entries, n >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        tau_inf(G) (a float for one matrix, an array of the stack's leading shape).
+
+    Raises
+    ------
+    ValueError
+        If ``G`` is not a stack of square matrices, holds NaN or an infinity, or its
+        entries are so large that tau_inf(G) overflows double precision.
+    TypeError
+        If an entry is not a real number (a bool, complex number or text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.ergodicity_coefficient([[0.5, 0.5], [0.2, 0.8]]), 4)
+    0.3
     """
     arr = _checks.square_matrix("G", G)
     n = arr.shape[-1]
@@ -60,6 +84,31 @@ def dobrushin_coefficient(P) -> np.ndarray:
     (book, "Stationary distribution and convergence").  Stacks allowed.  Each unordered
     pair of rows is compared once (l > i): |a - b| = |b - a| exactly, so the result is
     the same as over all ordered pairs, bit for bit.
+
+    Parameters
+    ----------
+    P : array_like, shape (..., n, n)
+        A square matrix (usually stochastic, Section 2.1), or a stack of them;
+        finite entries, n >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        delta(P) (a float for one matrix, an array of the stack's leading shape); in
+        [0, 1] when ``P`` is stochastic.
+
+    Raises
+    ------
+    ValueError
+        If ``P`` is not a stack of square matrices or holds NaN or an infinity.
+    TypeError
+        If an entry is not a real number (a bool, complex number or text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.dobrushin_coefficient([[0.5, 0.5], [0.2, 0.8]]), 4)
+    0.3
     """
     arr = _checks.square_matrix("P", P)
     n = arr.shape[-1]
@@ -94,6 +143,37 @@ def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
     the perturbation identity pi~^T - pi^T = pi~^T (P~ - P) Z actually needs.
     The book shows where the printed bound fails and gives a corrected one
     (``stationary_tv_bound_corrected``).
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``);
+        the chain P = counts / N_i must be irreducible (Assumption 5).
+    k : float or array_like, shape (n,)
+        The Dirichlet parameter of Algorithm 2, > 0: one for all rows or one per row.
+    z_norm : {"1", "inf"}, optional
+        Which induced norm of Z to use (default ``"1"``, the usual reading).
+
+    Returns
+    -------
+    float
+        The printed bound of Theorem 4 on E||pi - pi~||_TV.
+
+    Raises
+    ------
+    ValueError
+        If ``z_norm`` is not "1" or "inf", if ``counts`` fails ``check_counts`` (not square, negative, not whole, an
+        all-zero row), if ``k`` is not positive or has the wrong shape, or if a
+        parameter k_i C_ij falls below the smallest normal double,
+        or if P is reducible (Assumption 5; ``stationary_distribution``).
+    TypeError
+        If an entry of ``counts`` or ``k`` is not a real number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.stationary_tv_bound([[30, 10], [5, 55]], 100.0), 4)
+    0.1565
     """
     _checks.choice("z_norm", z_norm, ("1", "inf"))
     P, pi, Lrow = _chain_parts(counts, k)
@@ -110,6 +190,35 @@ def ergodicity_bound(counts, k) -> float:
     The theorem claims E|tau_inf(P) - tau_inf(P~)| <= sqrt(2 L).  The book shows
     that this can fail (for Definition 7's tau_inf and for Dobrushin's
     coefficient) and gives ``ergodicity_bound_corrected``.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``);
+        the chain P = counts / N_i must be irreducible (Assumption 5).
+    k : float or array_like, shape (n,)
+        The Dirichlet parameter of Algorithm 2, > 0: one for all rows or one per row.
+
+    Returns
+    -------
+    float
+        sqrt(2 L), the printed right-hand side of Theorem 5.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` fails ``check_counts`` (not square, negative, not whole, an
+        all-zero row), if ``k`` is not positive or has the wrong shape, or if a
+        parameter k_i C_ij falls below the smallest normal double,
+        or if P is reducible (Assumption 5; ``stationary_distribution``).
+    TypeError
+        If an entry of ``counts`` or ``k`` is not a real number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.ergodicity_bound([[30, 10], [5, 55]], 100.0), 4)
+    0.1044
     """
     _, pi, Lrow = _chain_parts(counts, k)
     return float(np.sqrt(2 * pi @ Lrow))
@@ -127,6 +236,35 @@ def stationary_tv_bound_corrected(counts, k) -> float:
     <= sqrt(2 sum_i L_i) by Pinsker and Corollary 1.  Compared with Theorem 4 the
     stationary weights pi(i) are gone: the identity weights rows by the *private*
     pi~, which the data do not control.  (TV is also at most 1.)
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``);
+        the chain P = counts / N_i must be irreducible (Assumption 5).
+    k : float or array_like, shape (n,)
+        The Dirichlet parameter of Algorithm 2, > 0: one for all rows or one per row.
+
+    Returns
+    -------
+    float
+        A bound on E||pi - pi~||_TV that holds (ours, correcting Theorem 4).
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` fails ``check_counts`` (not square, negative, not whole, an
+        all-zero row), if ``k`` is not positive or has the wrong shape, or if a
+        parameter k_i C_ij falls below the smallest normal double,
+        or if P is reducible (Assumption 5; ``stationary_distribution``).
+    TypeError
+        If an entry of ``counts`` or ``k`` is not a real number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.stationary_tv_bound_corrected([[30, 10], [5, 55]], 100.0), 4)
+    0.2206
     """
     P, _, Lrow = _chain_parts(counts, k)
     tau1 = dobrushin_coefficient(fundamental_matrix(P))
@@ -145,6 +283,35 @@ def ergodicity_bound_corrected(counts, k, *, coefficient: str = "definition-7") 
     ``coefficient="dobrushin"``: for Dobrushin's coefficient, sqrt(2 sum_i L_i),
     because |delta(P) - delta(P~)| <= delta(E) <= max_i ||E_i||_1.
     L_i are the per-row Corollary 1 bounds (``row_kl_bounds``).
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``).
+    k : float or array_like, shape (n,)
+        The Dirichlet parameter of Algorithm 2, > 0: one for all rows or one per row.
+    coefficient : {"definition-7", "dobrushin"}, optional
+        Which ergodicity coefficient the bound is for (default Definition 7's tau_inf).
+
+    Returns
+    -------
+    float
+        A bound on E|tau(P) - tau(P~)| that holds (ours, correcting Theorem 5).
+
+    Raises
+    ------
+    ValueError
+        If ``coefficient`` is not one of the two names, if ``counts`` fails ``check_counts`` (not square, negative, not whole, an
+        all-zero row), if ``k`` is not positive or has the wrong shape, or if a
+        parameter k_i C_ij falls below the smallest normal double.
+    TypeError
+        If an entry of ``counts`` or ``k`` is not a real number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.ergodicity_bound_corrected([[30, 10], [5, 55]], 100.0), 4)
+    0.104
     """
     _checks.choice("coefficient", coefficient, ("definition-7", "dobrushin"))
     Lrow = row_kl_bounds(counts, k)
