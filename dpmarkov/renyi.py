@@ -96,6 +96,37 @@ def renyi_divergence(alpha, a, b):
     ``alpha`` broadcasts against the leading axes.  The value is +inf exactly when the
     mixture alpha*a + (1 - alpha)*b has an entry <= 0.  Not in the paper: the mechanism of
     Definition 5 under Renyi DP.  Book: "Many releases".
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Renyi orders, each > 1 and finite; broadcast against the leading axes of ``a``.
+    a : array_like, shape (..., n)
+        Parameters of the first Dirichlet law: finite, > 0, n >= 2.
+    b : array_like, shape (..., n)
+        Parameters of the second Dirichlet law, of the same shape as ``a``, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        D_alpha(Dir(a) || Dir(b)) >= 0, +inf where it diverges (a float when every
+        input is one law and one order).
+
+    Raises
+    ------
+    ValueError
+        If some alpha <= 1, an entry of ``a`` or ``b`` is not finite and > 0, ``a`` has
+        fewer than 2 entries on its last axis, or ``a`` and ``b`` differ in shape.
+    TypeError
+        If an input holds something that is not a real number (a bool, text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.renyi_divergence(2.0, [2.0, 3.0], [3.0, 2.0]), 4)
+    1.0986
+    >>> dm.renyi_divergence(2.0, [1.0, 3.0], [3.0, 1.0])
+    inf
     """
     alpha = _orders(alpha)
     a = _checks.positive("a", a)
@@ -159,6 +190,37 @@ def rdp_pairs(N, n, min_count):
     them, as ``privacy_profile`` does).  Both orders of every adjacent pair are covered: the
     reverse of (c_i, c_j) is (c_j - 1, c_i + 1), again in the set.  Adjacency of Definition
     3; Algorithm 1.
+
+    Parameters
+    ----------
+    N : int
+        Records in the database, a whole number >= 2.
+    n : int
+        Categories, a whole number >= 2.
+    min_count : int
+        The fewest records a category may hold (e.g. ``min_count(eta, N)``), >= 1; some
+        adjacent pair with every count >= ``min_count`` must exist.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(c_i, c_j)``, two float arrays of equal length: the counts in c of the two
+        coordinates that change (c' = c + e_i - e_j: c_i gains a record, c_j loses one).
+
+    Raises
+    ------
+    ValueError
+        If ``N``, ``n`` or ``min_count`` is not a whole number in its range (N >= 2,
+        n >= 2, min_count >= 1), if no adjacent pair with every count >= ``min_count``
+        exists, or (n = 2) if there are more than 2,000,000 pairs to list.
+    TypeError
+        If an input is not a real number (a bool, text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.rdp_pairs(100, 3, 5)
+    (array([5.]), array([6.]))
     """
     _, N, n, m = rdp_design(1.0, N, n, min_count)
     if n >= 3:
@@ -183,6 +245,43 @@ def rdp_epsilon(alpha, k, N, n, min_count):
     counts enter ``_pair_divergence``), and the branch and bound of ``privacy_profile``
     finds the maximum over all of them in a few dozen evaluations at any N up to 2**53.
     Not in the paper (Definition 3's adjacency, Algorithm 1).  Book: "Many releases".
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Renyi orders, each > 1 and finite (any shape).
+    k : float
+        The Dirichlet parameter of Algorithm 1, > 0, with k/N >= 1e-300.
+    N : int
+        Records in the database, a whole number >= 2.
+    n : int
+        Categories, a whole number >= 2.
+    min_count : int
+        The fewest records a category may hold (e.g. ``min_count(eta, N)``), >= 1; some
+        adjacent pair with every count >= ``min_count`` must exist.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The RDP epsilon(alpha) of one release, of ``alpha``'s shape (a float for one
+        order); +inf for alpha >= min_count + 1.  Rounded outward: never below the true
+        supremum.
+
+    Raises
+    ------
+    ValueError
+        If some alpha <= 1 or is not finite, or (n = 2) if N exceeds 2**53.
+        If ``k``, ``N``, ``n`` or ``min_count`` is not a scalar in its range, if no
+        adjacent pair of N records in n categories has every count >= ``min_count``,
+        or if k/N is below 1e-300 (subnormal Dirichlet parameters).
+    TypeError
+        If an input is not a real number (a bool, text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.rdp_epsilon(2.0, 50.0, 100, 3, 5), 4)
+    0.2231
     """
     alpha = _orders(alpha)
     k, N, n, m = rdp_design(k, N, n, min_count)
@@ -207,6 +306,43 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
     - log(delta alpha)/(alpha - 1) (Balle et al. 2020; Canonne, Kamath and Steinke 2020),
     the conversion of dp_accounting's RDP accountant.  Infinite rdp values are skipped;
     all infinite gives epsilon = inf.  Not in the paper (its Theorem 1 is a single release).
+
+    Parameters
+    ----------
+    alpha : array_like, shape (m,)
+        Renyi orders, each > 1 and finite.
+    rdp : array_like, shape (m,)
+        The RDP curve at those orders (e.g. ``rdp_epsilon`` times the number of
+        releases): >= 0, +inf allowed, no NaN.
+    delta : float
+        The target delta, 0 < delta < 1.
+    conversion : {"improved", "classic"}, optional
+        The conversion from RDP to (epsilon, delta)-DP (default ``"improved"``).
+
+    Returns
+    -------
+    epsilon : float
+        The smallest epsilon >= 0 over the orders (inf if every rdp is infinite).
+    alpha : float
+        The order that attains it.
+
+    Raises
+    ------
+    ValueError
+        If ``conversion`` is not one of the two names, some alpha <= 1, ``alpha`` and
+        ``rdp`` are not 1-d of the same length, ``rdp`` has a NaN or a negative entry
+        or is not numeric, or ``delta`` is not in (0, 1).
+    TypeError
+        If ``alpha`` or ``delta`` is not a real number (a bool, text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> import numpy as np
+    >>> orders = np.array([2.0, 4.0, 8.0, 16.0])
+    >>> eps, order = dm.rdp_to_dp(orders, dm.rdp_epsilon(orders, 50.0, 100, 3, 20), 1e-5)
+    >>> round(eps, 3), order
+    (0.988, 16.0)
     """
     conversion = _checks.choice("conversion", conversion, ("improved", "classic"))
     alpha = _orders(alpha)
