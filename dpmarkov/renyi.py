@@ -270,10 +270,10 @@ def rdp_epsilon(alpha, k, N, n, min_count):
     Raises
     ------
     ValueError
-        If some alpha <= 1 or is not finite, or (n = 2) if N exceeds 2**53.
-        If ``k``, ``N``, ``n`` or ``min_count`` is not a scalar in its range, if no
-        adjacent pair of N records in n categories has every count >= ``min_count``,
-        or if k/N is below 1e-300 (subnormal Dirichlet parameters).
+        If some alpha <= 1 or is not finite; if ``k``, ``N``, ``n`` or ``min_count``
+        is not a scalar in its range; if no adjacent pair of N records in n
+        categories has every count >= ``min_count``; if k/N is below 1e-300
+        (subnormal Dirichlet parameters); or (n = 2) if N exceeds 2**53.
     TypeError
         If an input is not a real number (a bool, text).
 

@@ -337,6 +337,37 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
     their relative accuracy, and where rounding makes a component negative or
     the system singular a ``ValueError`` says so (use ``"gth"``).
     Book: "Stationary distribution and convergence".
+
+    Parameters
+    ----------
+    P : array_like, shape (..., n, n)
+        A stochastic matrix (entries >= 0, rows summing to 1 within ``ROW_SUM_ATOL``),
+        or a stack of them; each must be irreducible (Assumption 5).
+    method : {"gth", "solve"}, optional
+        The algorithm (default ``"gth"``, accurate to high relative precision).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n)
+        pi, a probability vector per matrix (pi^T P = pi^T).
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is not ``"gth"`` or ``"solve"``; if ``P`` is not a stack of
+        square matrices, holds NaN or an infinity, a negative entry or a row that does
+        not sum to 1; if a chain is reducible (the message names a closed class); if
+        GTH under- or overflows on a chain with tiny entries; or, with
+        ``method="solve"``, if the linear system is singular or gives a negative
+        component in double precision.
+    TypeError
+        If an entry of ``P`` is not a real number (a bool, complex number or text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.stationary_distribution([[0.5, 0.5], [0.2, 0.8]]).round(4)
+    array([0.2857, 0.7143])
     """
     _checks.choice("method", method, ("gth", "solve"))
     if method == "solve":
@@ -398,6 +429,33 @@ def fundamental_matrix(P) -> np.ndarray:
     pi~^T - pi^T = pi~^T (P~ - P) Z uses.  Only its norm (the constant in
     Theorem 4) differs.  Book: "Stationary distribution and convergence".
     ``P``: an irreducible stochastic matrix or a stack.
+
+    Parameters
+    ----------
+    P : array_like, shape (..., n, n)
+        An irreducible stochastic matrix (Assumption 5), or a stack of them.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, n)
+        Z = (I - P + 1 pi^T)^{-1} for each matrix.
+
+    Raises
+    ------
+    ValueError
+        If ``P`` is not a stack of square stochastic matrices (``check_stochastic``),
+        a chain is reducible, or I - P + 1 pi^T is singular in double precision (a
+        chain too nearly decomposable for Z to be represented).
+    TypeError
+        If an entry of ``P`` is not a real number (a bool, complex number or text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> Z = dm.fundamental_matrix([[0.5, 0.5], [0.2, 0.8]])
+    >>> Z.round(4)
+    array([[ 1.3061, -0.3061],
+           [-0.1224,  1.1224]])
     """
     arr = check_stochastic(P)
     pi = stationary_distribution(arr)
