@@ -70,6 +70,50 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     *within* its row, every N_i is fixed and public.  If a record can move to
     another row, two rows change and the guarantee degrades (book: about
     eps_i + eps_l); see the chapter "Private transition matrices".
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data, positive exactly
+        on the support.
+    k : float or array_like, shape (n,)
+        The Dirichlet parameter, > 0, one for all rows or one per row; k_i >= 3/(2 eta_i)
+        (Assumption 4).
+    eta : float or array_like, shape (n,)
+        The border of Assumption 3, 0 < eta_i < 1/4, one for all rows or one per row;
+        every supported count of row i must be >= eta_i N_i.
+    gamma : float or array_like, shape (n,)
+        The gamma of Theorem 1, one for all rows or one per row, with gamma_i < 1/n_i.
+    support : array_like of bool, shape (n, n), keyword only
+        The public support of Algorithm 2, fixed before the data are seen.
+
+    Returns
+    -------
+    ChainPrivacy
+        A named tuple: ``epsilon`` and ``delta`` of the chain (the largest per-row
+        values), ``epsilon_rows``, ``delta_rows``, ``n_rows`` (n_i) and ``bound_rows``
+        (which bound each row's epsilon comes from).
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` fails ``check_counts`` or ``check_support`` (counts outside the
+        support, a zero inside it); if ``k``, ``eta`` or ``gamma`` has the wrong shape;
+        if a row breaks Assumption 3 (a supported count below eta_i N_i), Assumption 4
+        (k_i < 3/(2 eta_i)), 0 < eta_i < 1/4 or gamma_i < 1/n_i (the message names the
+        row); or if a row's epsilon or delta has no finite value in double precision.
+    TypeError
+        If ``support`` is not a boolean array, or an entry of ``counts``, ``k``,
+        ``eta`` or ``gamma`` is not a real number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> import numpy as np
+    >>> counts = np.array([[300, 100, 200], [50, 550, 100], [200, 200, 200]])
+    >>> result = dm.chain_privacy(counts, 100.0, 0.07, 0.1, support=counts > 0)
+    >>> round(result.epsilon, 4), list(result.bound_rows)
+    (0.7736, ['eq. (6)', 'eq. (6)', 'eq. (6)'])
     """
     checked = _lean_inputs(counts, support, k, eta, gamma)
     if checked is None:                         # something to name, or an unusual input
@@ -216,6 +260,36 @@ def hockey_stick_discrete(p, q, eps):
     for every ordered adjacent pair; this is the smallest such delta for one pair.
     ``p``, ``q``: probability vectors over the same outputs (last axis); ``eps``
     (>= 0) broadcasts: the result has the shape of ``eps``.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., m)
+        A probability vector (entries >= 0, summing to 1 within ``SUM_ATOL``).
+    q : array_like, shape (..., m)
+        A probability vector over the same m outputs.
+    eps : float or array_like
+        eps >= 0; broadcasts.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        H_eps(p || q) in [0, 1], of the shape of ``eps`` (a float for one eps and one
+        pair of laws).
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector (0-d, a negative entry, not
+        summing to 1, NaN or an infinity), they have different numbers of outcomes,
+        or some eps < 0.
+    TypeError
+        If an entry is not a real number (a bool, text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.hockey_stick_discrete([0.75, 0.25], [0.25, 0.75], 0.5), 4)
+    0.3378
     """
     p = _distribution("p", p)
     q = _distribution("q", q)
@@ -278,6 +352,38 @@ def profile_discrete(M, pairs, eps):
 
     The exact smallest delta for which the discrete mechanism ``M`` is
     (eps, delta)-DP (Definition 4) under the adjacency ``pairs``.  ``eps`` broadcasts.
+
+    Parameters
+    ----------
+    M : array_like, shape (inputs, outputs)
+        A discrete mechanism: ``M[a, y] = P(M(a) = y)``, entries >= 0, every row
+        summing to 1 within ``SUM_ATOL``.
+    pairs : array_like of int, shape (p, 2)
+        The adjacent inputs ``(a, b)``, p >= 1, each index in 0..inputs-1; both orders
+        of each pair are taken.
+    eps : float or array_like
+        eps >= 0, any shape.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        delta(eps) in [0, 1], of the shape of ``eps`` (a float for one eps).
+
+    Raises
+    ------
+    ValueError
+        If ``M`` is not a matrix of probability rows (a negative entry, a row not
+        summing to 1, NaN or an infinity), ``pairs`` is not a non-empty (p, 2)
+        integer array of valid input indices, or some eps < 0.
+    TypeError
+        If an entry of ``M`` or ``eps`` is not a real number (a bool, text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> rr = [[0.75, 0.25], [0.25, 0.75]]          # randomized response
+    >>> dm.profile_discrete(rr, [[0, 1]], [0.0, 0.5]).round(4)
+    array([0.5   , 0.3378])
     """
     M = _mechanism(M)
     pr = _pairs(pairs, M.shape[0])
@@ -300,6 +406,39 @@ def probabilistic_delta(M, pairs, eps) -> float:
     adjacent (a, b) (either order) must be in Omega_2, and adding more outputs
     only raises the probabilities, so the optimal Omega_2 is exactly that set and
     delta = max_a P(M(a) in Omega_2).  Returns that delta (scalar eps).
+
+    Parameters
+    ----------
+    M : array_like, shape (inputs, outputs)
+        A discrete mechanism: ``M[a, y] = P(M(a) = y)``, entries >= 0, every row
+        summing to 1 within ``SUM_ATOL``.
+    pairs : array_like of int, shape (p, 2)
+        The adjacent inputs ``(a, b)``, p >= 1, each index in 0..inputs-1; both orders
+        of each pair are taken.
+    eps : float
+        One eps >= 0.
+
+    Returns
+    -------
+    float
+        The smallest delta in [0, 1] of (eps, delta)-probabilistic DP.
+
+    Raises
+    ------
+    ValueError
+        If ``M`` is not a matrix of probability rows (a negative entry, a row not
+        summing to 1, NaN or an infinity), ``pairs`` is not a non-empty (p, 2)
+        integer array of valid input indices, or ``eps`` is not one
+        number >= 0.
+    TypeError
+        If an entry of ``M`` or ``eps`` is not a real number (a bool, text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> M = [[0.6, 0.3, 0.1], [0.3, 0.6, 0.1]]
+    >>> round(dm.probabilistic_delta(M, [[0, 1]], 0.5), 4)
+    0.9
     """
     M = _mechanism(M)
     pr = _pairs(pairs, M.shape[0])
@@ -327,6 +466,32 @@ def compose_parallel(*mechanisms) -> np.ndarray:
     (a_1, ..., a_m), indexed by ``np.ravel_multi_index((a_1, ..., a_m), sizes)``
     with ``sizes`` the numbers of inputs, and whose output is the tuple of
     outputs, indexed the same way; entry = prod_i M_i[a_i, y_i] (independence).
+
+    Parameters
+    ----------
+    *mechanisms : array_like, shape (inputs_i, outputs_i)
+        One or more discrete mechanisms (entries >= 0, rows summing to 1 within
+        ``SUM_ATOL``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (prod inputs_i, prod outputs_i)
+        The composed mechanism (their Kronecker product).
+
+    Raises
+    ------
+    ValueError
+        If no mechanism is given, one is not a matrix of probability rows (the message
+        names which), or the result would exceed ``MAX_ELEMENTS`` entries (2 GiB).
+    TypeError
+        If an entry of a mechanism is not a real number (a bool, text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> rr = [[0.75, 0.25], [0.25, 0.75]]
+    >>> dm.compose_parallel(rr, rr).shape
+    (4, 4)
     """
     if not mechanisms:
         raise ValueError("compose_parallel needs at least one mechanism")
@@ -356,6 +521,37 @@ def parallel_adjacency(pairs_per_part, sizes) -> np.ndarray:
     0..sizes[i]-1); every other part takes every value, the same in both inputs.
     This is Definition 3's adjacency (one record changes, inside its own D_i).
     Returns a (p, 2) array of composite indices (see ``compose_parallel``).
+
+    Parameters
+    ----------
+    pairs_per_part : list of array_like of int, each of shape (p_i, 2)
+        One adjacency per part, each a non-empty integer array of pairs of inputs in
+        0..sizes[i]-1.
+    sizes : list of int
+        The number of inputs of each part, whole numbers >= 1 (a 1-d list, tuple or
+        array); their product is at most ``MAX_ELEMENTS``.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (p, 2)
+        The adjacent pairs of composite inputs, indexed as in ``compose_parallel``.
+
+    Raises
+    ------
+    ValueError
+        If a size is not a whole number >= 1, the composed input has more than
+        ``MAX_ELEMENTS`` values, the numbers of adjacencies and of sizes differ, or an
+        adjacency is not a non-empty (p_i, 2) integer array of valid inputs (the
+        message names the part).
+    TypeError
+        If ``sizes`` is not a 1-d list, tuple or array, or ``pairs_per_part`` is not a
+        list or tuple.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.parallel_adjacency([[[0, 1]], [[0, 1]]], [2, 2]).tolist()
+    [[0, 2], [1, 3], [0, 1], [2, 3]]
     """
     if not isinstance(sizes, (list, tuple, np.ndarray)) or np.ndim(sizes) != 1:
         raise TypeError(f"sizes={_checks.show(sizes)} must be a list of ints, one per part")
