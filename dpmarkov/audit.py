@@ -384,44 +384,68 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
                        samples=100_000, alpha=1e-3, statistic=None, rng=None):
     """Monte Carlo (1 - alpha) lower confidence bound on the hockey-stick divergence.
 
-    Parameters
-    ----------
-    counts, counts_adjacent : adjacent count vectors (Definition 3).
-    epsilon : float >= 0 or sequence of them; one ``AuditResult`` per value.
-    mechanism : callable ``(counts, size, rng) -> samples`` of shape (size, n); default
-        ``dm.privatize`` with parameter ``k`` (Algorithm 1).  Outputs that are not
-        real, finite or of that shape raise an error.
-    k : the Dirichlet parameter of the default mechanism; give ``k`` or ``mechanism``,
-        not both.
-    samples : samples per input in EACH half (so 2 * samples draws per input); samples
-        times n at most ``MAX_WORK``.
-    alpha : one-sided error probability of the lower bound (shared by the sets tested,
-        Bonferroni, each split equally between its two Clopper-Pearson bounds).
-    statistic : callable on samples (n-vectors -> reals) replacing the default families
-        (module docstring) by its own threshold sets and atoms.
-    rng : None (fresh OS entropy) or a seed / Generator for a reproducible audit.
-
-    Returns
-    -------
-    AuditResult, or a list of them for a sequence of epsilons.
-
-    Raises
-    ------
-    ValueError, TypeError : bad input, both or neither of ``k`` and ``mechanism``, or a
-        mechanism or statistic returning other than real finite arrays of the right shape.
-
-    Examples
-    --------
-    >>> r = audit_hockey_stick([9, 8, 8, 8, 65], [8, 9, 8, 8, 65], 0.5, k=20.6,
-    ...                        samples=1000, rng=1)
-    >>> r.refutes(1.0)
-    False
-
     The set T is chosen on the first half, per family (threshold sets of the log-ratio
     and of every coordinate, exact and near atoms, raw bits), in both orders of the
     inputs; each family's set is bounded on the second half at level alpha / F
     (module docstring).  The book's chapter "Privacy audit" shows what it catches
     (Definition 4).
+
+    Parameters
+    ----------
+    counts, counts_adjacent : array_like
+        Adjacent count vectors (Definition 3): whole numbers >= 0 in n >= 2 categories,
+        of the same length, differing by one record moved between two categories.
+    epsilon : float or sequence of float
+        The claimed epsilon(s), each >= 0 (a flat, non-empty sequence); one
+        ``AuditResult`` per value.
+    mechanism : callable, optional, keyword only
+        ``(counts, size, rng) -> samples`` of shape (size, n); default ``dm.privatize``
+        with parameter ``k`` (Algorithm 1).  Outputs that are not real, finite or of
+        that shape raise an error.
+    k : float, optional, keyword only
+        The Dirichlet parameter (> 0) of the default mechanism; give ``k`` or
+        ``mechanism``, not both.
+    samples : int, optional, keyword only
+        Samples per input in EACH half (so 2 * samples draws per input), a whole number
+        >= 100 (default 100000); samples times n at most ``MAX_WORK``.
+    alpha : float, optional, keyword only
+        One-sided error probability of the lower bound, 0 < alpha < 1 (default 1e-3;
+        shared by the sets tested, Bonferroni, each split equally between its two
+        Clopper-Pearson bounds).
+    statistic : callable, optional, keyword only
+        A function of the samples (an array (size, n) -> (size,) real numbers, no NaN)
+        replacing the default families (module docstring) by its own threshold sets
+        and atoms.
+    rng : None, int, SeedSequence or numpy.random.Generator, optional, keyword only
+        None (fresh OS entropy, the default) or a seed / Generator for a reproducible
+        audit; a bool is an error.
+
+    Returns
+    -------
+    AuditResult or list of AuditResult
+        One result for one epsilon, a list for a sequence of epsilons.
+
+    Raises
+    ------
+    ValueError
+        If the count vectors are not adjacent count vectors; if neither or both of
+        ``k`` and ``mechanism`` are given or ``k`` is not positive; if ``samples`` is
+        not a whole number >= 100 or samples times n exceeds ``MAX_WORK``; if
+        ``alpha`` is not in (0, 1); if ``epsilon`` is negative, empty or not flat; or
+        if the mechanism returns outputs of the wrong shape or not finite, or the
+        statistic returns other than (size,) real numbers or NaN.
+    TypeError
+        If ``mechanism`` or ``statistic`` is not callable, ``samples`` is a bool,
+        ``rng`` is not a valid seed (e.g. a bool), an input is not a real number, or
+        the mechanism returns something that is not real numbers.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> r = dm.audit_hockey_stick([9, 8, 8, 8, 65], [8, 9, 8, 8, 65], 0.5, k=20.6,
+    ...                           samples=1000, rng=1)
+    >>> r.refutes(1.0)
+    False
     """
     c = _checks.counts_array("counts", counts)
     c_adj = _checks.counts_array("counts_adjacent", counts_adjacent)
