@@ -67,6 +67,36 @@ def transition_counts_from_pairs(from_states, to_states, n) -> np.ndarray:
     state i.  ``from_states`` and ``to_states`` are equal-length integer arrays
     with values in 0..n-1 (e.g. taxi pickup and drop-off zones).  Returns an
     ``(n, n)`` float array.  Book: "Private transition matrices".
+
+    Parameters
+    ----------
+    from_states : array_like of int
+        The states transitions leave, each a whole number in 0..n-1.
+    to_states : array_like of int
+        The states they enter, as many as ``from_states``, each in 0..n-1.
+    n : int
+        The number of states, 1 <= n <= ``MAX_STATES``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n)
+        The counts, as floats.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is out of range, a state is not a whole number in 0..n-1 (or is NaN),
+        or the two arrays differ in size.
+    TypeError
+        If ``n`` is not an int (a bool, a float or text), or a state is not a real
+        number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.transition_counts_from_pairs([0, 0, 1, 1], [1, 0, 1, 1], 2)
+    array([[1., 1.],
+           [0., 2.]])
     """
     n = _n_states(n)
     a = _states("from_states", from_states, n)
@@ -87,7 +117,32 @@ def transition_counts(sequences, n) -> np.ndarray:
     sequences), or a 2-D array with one sequence per row.  States are integers
     0..n-1.  Returns an ``(n, n)`` float array.  Book: "Private transition matrices".
 
-    >>> transition_counts([0, 1, 1, 0], 2)
+    Parameters
+    ----------
+    sequences : array_like of int, list of them, or 2-D array
+        One state sequence, a list of sequences, or one sequence per row; each state a
+        whole number in 0..n-1.
+    n : int
+        The number of states, 1 <= n <= ``MAX_STATES``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n)
+        The counts, as floats.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is out of range, ``sequences`` is not a sequence of states or a list of
+        them, a sequence is not 1-D, or a state is not a whole number in 0..n-1.
+    TypeError
+        If ``n`` is not an int (a bool, a float or text), or a state is not a real
+        number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.transition_counts([0, 1, 1, 0], 2)
     array([[0., 1.],
            [1., 1.]])
     """
@@ -120,6 +175,30 @@ def check_counts(counts) -> np.ndarray:
     An all-zero row i means state i was never left: D_i is empty, there is no
     count vector C(D_i) (eq. (3)) to privatize, and Assumption 6 cannot hold.
     Returns the counts as a float array.  Book: "Private transition matrices".
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n)
+        The counts as a float array.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one square matrix, holds NaN, an infinity, a
+        negative or non-whole entry, or has an all-zero row.
+    TypeError
+        If an entry of ``counts`` is not a real number (a bool, complex number or text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.check_counts([[3, 1], [2, 4]]).shape
+    (2, 2)
     """
     arr = _checks.square_matrix("counts", counts)
     if arr.ndim != 2:
@@ -150,6 +229,36 @@ def check_feasible_observed(counts, feasible=None) -> np.ndarray:
     ``feasible=None`` the observed support is taken as the feasible set, so only
     empty rows are caught.  Returns the checked counts.  Book: "Stationary
     distribution and convergence".
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``).
+    feasible : array_like of bool, shape (n, n), optional
+        The possible transitions (True = possible); None takes the observed support.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n)
+        The checked counts as a float array.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one square matrix, holds NaN, an infinity, a negative or
+        non-whole entry, or has an all-zero row; if ``feasible`` has another shape; if a
+        feasible transition has count 0 (Assumption 6) or an infeasible one a positive
+        count.
+    TypeError
+        If ``feasible`` is not a boolean array, or an entry of ``counts`` is not a real
+        number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> counts = [[3, 1], [2, 0]]
+    >>> dm.check_feasible_observed(counts, [[True, True], [True, False]]).shape
+    (2, 2)
     """
     arr = check_counts(counts)
     if feasible is None:
@@ -193,6 +302,31 @@ def check_irreducible(P) -> np.ndarray:
     (``scipy.sparse.csgraph.connected_components``).  Raises ``ValueError``
     naming a closed class otherwise; returns ``P`` as a float array.  Book:
     "Stationary distribution and convergence".
+
+    Parameters
+    ----------
+    P : array_like, shape (..., n, n)
+        A transition or count matrix, or a stack of them (finite real entries).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, n)
+        ``P`` as a float array.
+
+    Raises
+    ------
+    ValueError
+        If ``P`` is not a stack of square matrices, holds NaN or an infinity, or a
+        matrix is reducible (the message names a closed class and, in a stack, the
+        matrix).
+    TypeError
+        If an entry of ``P`` is not a real number (a bool, complex number or text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.check_irreducible([[0.5, 0.5], [0.2, 0.8]]).shape
+    (2, 2)
     """
     from scipy.sparse.csgraph import connected_components   # here: 0.3 s to import
     arr = _checks.square_matrix("P", P)
@@ -216,6 +350,30 @@ def check_stochastic(P) -> np.ndarray:
 
     Works on one matrix or a stack (..., n, n); returns P as a float array.
     Book: "Stationary distribution and convergence".
+
+    Parameters
+    ----------
+    P : array_like, shape (..., n, n)
+        A matrix, or a stack of them, to check.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, n)
+        ``P`` as a float array.
+
+    Raises
+    ------
+    ValueError
+        If ``P`` is not a stack of square matrices, holds NaN or an infinity, has a
+        negative entry, or a row does not sum to 1 within ``ROW_SUM_ATOL``.
+    TypeError
+        If an entry of ``P`` is not a real number (a bool, complex number or text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.check_stochastic([[0.5, 0.5], [0.2, 0.8]]).shape
+    (2, 2)
     """
     arr = _checks.square_matrix("P", P)
     bad = arr < 0
@@ -275,6 +433,36 @@ def check_support(counts, support) -> np.ndarray:
     outside the support, or a zero count inside it (Assumption 6: every feasible
     transition was observed; Dir needs C_ij > 0), raise ``ValueError``.  Returns
     the support as a boolean array.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``).
+    support : array_like of bool, shape (n, n)
+        The transitions that may occur, fixed before the data are seen.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n, n)
+        The support.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one square matrix, holds NaN, an infinity, a negative or
+        non-whole entry, or has an all-zero row; if ``support`` has another shape; or if
+        a count lies outside the support or is 0 inside it.
+    TypeError
+        If ``support`` is not a boolean array, or an entry of ``counts`` is not a real
+        number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> import numpy as np
+    >>> counts = np.array([[3, 1], [2, 0]])
+    >>> int(dm.check_support(counts, counts > 0).sum())
+    3
     """
     arr = check_counts(counts)
     mask = _checks.bool_matrix("support", support, arr.shape)
@@ -364,6 +552,55 @@ def iter_privatize_chain(counts, k, *, support, size, batch=None, rng=None, eta=
     in memory at once (e.g. 1000 x 265 x 265 doubles = 562 MB): only one batch is
     alive at a time.  ``batch`` defaults to as many matrices as fit in 64 MiB.
     Book: "Private transition matrices".
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``).
+    k : float or array_like, shape (n,)
+        Dirichlet parameter, > 0, one for all rows or one per row (k_i).
+    support : array_like of bool, shape (n, n), keyword only, required
+        The public support, as in ``privatize_chain``.
+    size : int, keyword only
+        The number of private matrices, >= 1.
+    batch : int, optional
+        Matrices per yielded array, >= 1 (default: as many as fit in 64 MiB).
+    rng : None, int, SeedSequence or numpy.random.Generator, optional
+        ``None`` (default) uses fresh OS entropy; seeds are for teaching and testing.
+    eta : float or array_like, shape (n,), optional
+        If given, Assumptions 3 and 4 are checked, as in ``privatize_chain``.
+
+    Returns
+    -------
+    iterator of numpy.ndarray
+        Arrays of shape ``(b, n, n)``, b <= ``batch``, holding ``size`` stochastic
+        matrices in all.  The inputs are checked at the call, not at the first ``next``.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one square matrix, holds NaN, an infinity, a negative or
+        non-whole entry, or has an all-zero row (``check_counts``); if a count lies
+        outside ``support`` or is 0 inside it (``check_support``); if ``k`` is not > 0,
+        or is neither one number nor one per row; if ``eta`` is given and breaks 0 <
+        eta_i < 1/4, Assumption 3 (a supported count below eta_i N_i) or Assumption 4
+        (k_i < 3/(2 eta_i)); if a parameter k_i C_ij is below the smallest normal
+        double; if ``size`` or ``batch`` is not >= 1; or if the matrices asked for
+        exceed ``MAX_ELEMENTS`` doubles (2 GiB).
+    TypeError
+        If ``support`` is not a boolean array, ``size`` or ``batch`` is not an int,
+        ``rng`` is not None, an int, a SeedSequence or a Generator (a bool is refused),
+        or an entry of ``counts``, ``k`` or ``eta`` is not a real number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> import numpy as np
+    >>> counts = np.array([[30, 10], [5, 55]])
+    >>> batches = dm.iter_privatize_chain(counts, 100.0, support=counts > 0, size=5,
+    ...                                   batch=2, rng=0)
+    >>> [b.shape for b in batches]
+    [(2, 2, 2), (2, 2, 2), (1, 2, 2)]
     """
     _, _, alpha = _row_design(counts, k, eta, support)  # inputs are checked at the call,
     size = _checks.whole("size", size, 1)               # not at the first next()
@@ -428,6 +665,31 @@ def privatize_chain(counts, k, *, support, rng=None, size=None, eta=None,
     -------
     numpy.ndarray
         A stochastic ``(n, n)`` matrix, or ``(size, n, n)`` of them.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one square matrix, holds NaN, an infinity, a negative or
+        non-whole entry, or has an all-zero row (``check_counts``); if a count lies
+        outside ``support`` or is 0 inside it (``check_support``); if ``k`` is not > 0,
+        or is neither one number nor one per row; if ``eta`` is given and breaks 0 <
+        eta_i < 1/4, Assumption 3 (a supported count below eta_i N_i) or Assumption 4
+        (k_i < 3/(2 eta_i)); if a parameter k_i C_ij is below the smallest normal
+        double; if ``size`` or ``batch`` is not >= 1; or if the matrices asked for
+        exceed ``MAX_ELEMENTS`` doubles (2 GiB).
+    TypeError
+        If ``support`` is not a boolean array, ``size`` or ``batch`` is not an int,
+        ``rng`` is not None, an int, a SeedSequence or a Generator (a bool is refused),
+        or an entry of ``counts``, ``k`` or ``eta`` is not a real number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> import numpy as np
+    >>> counts = np.array([[30, 10], [5, 55]])
+    >>> P = dm.privatize_chain(counts, 100.0, support=counts > 0, rng=0, size=3)
+    >>> P.shape, bool(np.allclose(P.sum(axis=-1), 1))
+    ((3, 2, 2), True)
     """
     _, _, alpha = _row_design(counts, k, eta, support)
     streams = _streams(_checks.generator(rng), alpha)
@@ -451,6 +713,30 @@ def row_eta(counts) -> np.ndarray:
     Any eta_i up to this value satisfies Assumption 3 on the support of row i
     (Assumption 3 also needs eta_i < 1/4: take ``np.minimum(row_eta(c), 0.249)``
     or any smaller design value explicitly).  Book: "Private transition matrices".
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        min_j C_ij over the positive counts of each row.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one square matrix, holds NaN, an infinity, a
+        negative or non-whole entry, or has an all-zero row.
+    TypeError
+        If an entry of ``counts`` is not a real number (a bool, complex number or text).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.row_eta([[30, 10], [5, 55]]).round(4)
+    array([0.25  , 0.0833])
     """
     arr = check_counts(counts)
     masked = np.where(arr > 0, _checks.proportions(arr), np.inf)
@@ -466,6 +752,34 @@ def row_kl_bounds(counts, k) -> np.ndarray:
     lives there); a row with one feasible transition is released exactly and
     gets 0.  When every row is fully observed n_i = n, as in the paper's L.
     Book: "Stationary distribution and convergence".
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, n)
+        Transition counts: whole numbers >= 0, every row with data (``check_counts``).
+    k : float or array_like, shape (n,)
+        The Dirichlet parameter of Algorithm 2, > 0: one for all rows or one per row.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The Corollary 1 bound L_i of each row (0 for a row with one transition).
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one square matrix, holds NaN, an infinity, a negative or
+        non-whole entry, or has an all-zero row (``check_counts``); if ``k`` is not > 0,
+        or is neither one number nor one per row; or if a parameter k_i C_ij is below
+        the smallest normal double; or if a row total N_i overflows (counts near 1e308).
+    TypeError
+        If an entry of ``counts`` or ``k`` is not a real number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.row_kl_bounds([[30, 10], [5, 55]], 100.0).round(4)
+    array([0.0053, 0.0055])
     """
     arr, k_rows, _ = _row_design(counts, k, None)
     N = arr.sum(axis=1)

@@ -162,10 +162,10 @@ def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
     Raises
     ------
     ValueError
-        If ``z_norm`` is not "1" or "inf", if ``counts`` fails ``check_counts`` (not square, negative, not whole, an
-        all-zero row), if ``k`` is not positive or has the wrong shape, or if a
-        parameter k_i C_ij falls below the smallest normal double,
-        or if P is reducible (Assumption 5; ``stationary_distribution``).
+        If ``z_norm`` is not "1" or "inf", if ``counts`` fails ``check_counts`` (not
+        square, negative, not whole, an all-zero row), if ``k`` is not positive or has
+        the wrong shape, or if a parameter k_i C_ij falls below the smallest normal
+        double, or if P is reducible (Assumption 5; ``stationary_distribution``).
     TypeError
         If an entry of ``counts`` or ``k`` is not a real number.
 
@@ -301,9 +301,10 @@ def ergodicity_bound_corrected(counts, k, *, coefficient: str = "definition-7") 
     Raises
     ------
     ValueError
-        If ``coefficient`` is not one of the two names, if ``counts`` fails ``check_counts`` (not square, negative, not whole, an
-        all-zero row), if ``k`` is not positive or has the wrong shape, or if a
-        parameter k_i C_ij falls below the smallest normal double.
+        If ``coefficient`` is not one of the two names, if ``counts`` fails
+        ``check_counts`` (not square, negative, not whole, an all-zero row), if ``k`` is
+        not positive or has the wrong shape, or if a parameter k_i C_ij falls below the
+        smallest normal double.
     TypeError
         If an entry of ``counts`` or ``k`` is not a real number.
 
