@@ -58,8 +58,7 @@ def hockey_stick(epsilon, counts, counts_prime, k):
     ValueError
         If the counts are not adjacent count vectors, the changing categories hold too
         few records (c_i = 0 or c'_j = 0), k is not one positive number, or some epsilon
-        is negative or not finite; or as ``pair_profile`` for N above 2**53 or k/N below
-        the smallest normal float.
+        is negative or not finite.
     TypeError
         If an argument is a bool, text or not numbers.
 
