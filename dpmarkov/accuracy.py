@@ -299,7 +299,7 @@ def k_for_kl(target, N, n, *, eta=None):
     The result ignores privacy: for a release that also meets a privacy goal, k
     must lie in [k_for_kl(target, ...), k_for_epsilon(epsilon, ...)] and be
     >= 3/(2*eta) (Assumption 4); an empty interval means the two goals conflict.
-    Broadcasts over all arguments.
+    Broadcasts over all arguments.  Book: chapter "The worst case".
 
     Parameters
     ----------

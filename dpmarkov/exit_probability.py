@@ -371,6 +371,7 @@ def exit_probability_bounds(counts, k, gamma):
     so the worst count vector of eq. (7) costs a few terms at any n.  The width of the
     bracket is at most S3 (about S1^3 / 6 for nearly independent coordinates).
     Terms are nested log-space quadratures (about 1e-12 relative; book: delta chapter).
+    Book: "delta".
 
     Parameters
     ----------

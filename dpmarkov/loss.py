@@ -223,7 +223,7 @@ def epsilon_exact(k, N, n, gamma, min_count):
     (Definition 6) holds with this Omega_1; eq. (6) is compared with it in the book
     (it is an upper bound for n >= 3 but fails for n = 2).  ``min_count`` is the
     smallest count a category may hold, ceil(eta N) under Assumption 3.  No
-    condition on k (Assumption 4) is needed.  Broadcasts.
+    condition on k (Assumption 4) is needed.  Broadcasts.  Book: "The exact worst case".
 
     Parameters
     ----------
@@ -283,6 +283,7 @@ def epsilon_corrected(k, eta, N, n, gamma):
     >= ``epsilon_exact(k, N, n, gamma, ceil(eta N))`` with equality when eta N is
     a whole number.  Needs Assumption 3 feasible with an adjacent pair
     (N >= n ceil(eta N) + 1); Assumption 4 is not needed.  Broadcasts.
+    Book: "The exact worst case".
 
     Parameters
     ----------

@@ -121,6 +121,7 @@ def pair_profile(epsilon, c_i, c_j, k, N):
     their lower tails (Definition 4; book: "The tight privacy profile", the Beta-tail
     proposition).  ``hockey_stick`` gives the same numbers from two whole count vectors;
     this form takes many pairs and many epsilons at once, as the branch and bound does.
+    Book: "The tight privacy profile".
 
     Parameters
     ----------
@@ -185,7 +186,7 @@ def two_category_search(epsilon, k, N, min_count):
     one evaluation (book: "The tight privacy profile", "The worst pair for two
     categories").  This returns the same profile together with the number of pairs
     (bounds included) it evaluated, the measure of that search's cost; up to 2048
-    pairs are all evaluated at once instead.
+    pairs are all evaluated at once instead.  Book: "The tight privacy profile".
 
     Parameters
     ----------

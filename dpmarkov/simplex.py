@@ -125,8 +125,8 @@ def in_bordered_simplex(x, eta: float, *, atol: float = 1e-12) -> np.ndarray:
     Examples
     --------
     >>> import dpmarkov as dm
-    >>> bool(dm.in_bordered_simplex([0.3, 0.7], 0.25)), bool(dm.in_bordered_simplex([0.2, 0.8], 0.25))
-    (True, False)
+    >>> dm.in_bordered_simplex([[0.3, 0.7], [0.2, 0.8]], 0.25).tolist()
+    [True, False]
     """
     arr = _checks.array("x", x)
     eta = _checks.scalar("eta", eta)
