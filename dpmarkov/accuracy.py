@@ -143,6 +143,35 @@ def expected_kl(C, k):
     ``C`` is a count vector (or a stack of them, last axis) with every entry > 0
     (a zero entry makes Dir(k C) undefined); ``k`` > 0 broadcasts against the stack.
     Book: chapter "Expected KL divergence".
+
+    Parameters
+    ----------
+    C : array_like
+        A count vector (eq. (3)): at least 2 entries, each > 0, summing to 1 (within
+        1e-9); or a stack ``(..., n)`` of them.
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0; an array gives one k per count
+        vector (broadcast against ``C.shape[:-1]``).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        E[KL], one value per count vector.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not an array of probability vectors with every entry > 0; if some k
+        is not positive; if k and C do not broadcast; or if k is so small that E[KL]
+        exceeds the largest double.
+    TypeError
+        If an argument is a bool, text or not numbers.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.expected_kl([0.2, 0.3, 0.5], 50.0), 6)
+    0.020311
     """
     C = _probability_vector(C)
     k, _ = _k_last_axis(k)
@@ -173,6 +202,34 @@ def kl_bound(k, N, n):
     (eq. (8) is a sum of strictly convex functions of the C_i).  It does not use
     Assumption 3; see ``kl_bound_bordered`` for the smaller set Theorem 1 covers.
     Broadcasts.  Book: chapter "The worst case".
+
+    Parameters
+    ----------
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0.
+    N : int or array_like
+        The number of records, a whole number >= 2 and >= n.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound; an array of the broadcast shape if an argument is one.
+
+    Raises
+    ------
+    ValueError
+        If k is not positive, N or n is not a whole number >= 2, N < n, or k is so
+        small that the bound exceeds the largest double.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.kl_bound(50.0, 100, 3), 6)
+    0.025408
     """
     k = _checks.positive("k", k)
     N, n = _records(N, n)
@@ -188,6 +245,36 @@ def kl_bound_bordered(k, N, n, eta):
     the vertex (m, ..., m, N-(n-1)m) / N, the same vector ``privacy.worst_counts``
     returns.  Never larger than ``kl_bound``.  Broadcasts.
     Book: chapter "The worst case".
+
+    Parameters
+    ----------
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0.
+    N : int or array_like
+        The number of records, a whole number >= 2 and >= n.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    eta : float or array_like
+        The border of Assumption 3, 0 < eta < 1/4, with n ceil(eta N) <= N.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound; an array of the broadcast shape if an argument is one.
+
+    Raises
+    ------
+    ValueError
+        If k is not positive, N or n is not a whole number >= 2, N < n, eta is not in
+        (0, 1/4), or no count vector has every count >= eta*N (Assumption 3 cannot hold).
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.kl_bound_bordered(50.0, 100, 3, 0.2), 6)
+    0.020355
     """
     k = _checks.positive("k", k)
     N, n = _records(N, n)
@@ -212,7 +299,40 @@ def k_for_kl(target, N, n, *, eta=None):
     The result ignores privacy: for a release that also meets a privacy goal, k
     must lie in [k_for_kl(target, ...), k_for_epsilon(epsilon, ...)] and be
     >= 3/(2*eta) (Assumption 4); an empty interval means the two goals conflict.
-    Broadcasts over all arguments.
+    Broadcasts over all arguments.  Book: chapter "The worst case".
+
+    Parameters
+    ----------
+    target : float or array_like
+        The largest E[KL] allowed, > 0.
+    N : int or array_like
+        The number of records, a whole number >= 2 and >= n.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    eta : float or array_like, optional
+        The border of Assumption 3, 0 < eta < 1/4, with n ceil(eta N) <= N; if given,
+        ``kl_bound_bordered`` is inverted.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        k; an array of the broadcast shape if an argument is one.
+
+    Raises
+    ------
+    ValueError
+        If target is not positive, N or n is not a whole number >= 2, N < n, eta is not
+        in (0, 1/4) or Assumption 3 cannot hold; or if the k needed lies beyond double
+        precision (below about 1e-290 or above about 1e290).
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> k = dm.k_for_kl(0.05, 100, 3)
+    >>> round(k, 3), bool(dm.kl_bound(k, 100, 3) <= 0.05)
+    (27.91, True)
     """
     target = _checks.positive("target", target)
     N, n = _records(N, n)
@@ -265,6 +385,33 @@ def coordinate_variance(C, k):
     (1 - sum_i C_i^2) / (k + 1), is E||C~ - C||_2^2 because E[C~] = C.
     Returns an array shaped like ``C`` (broadcast against ``k``).
     Book: chapter "Expected KL divergence".
+
+    Parameters
+    ----------
+    C : array_like
+        A count vector (eq. (3)): at least 2 entries, each > 0, summing to 1 (within
+        1e-9); or a stack ``(..., n)`` of them.
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0; an array gives one k per count vector.
+
+    Returns
+    -------
+    numpy.ndarray
+        The variances, shaped like ``C`` (broadcast against ``k``).
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not an array of probability vectors with every entry > 0, or some k
+        is not positive.
+    TypeError
+        If an argument is a bool, text or not numbers.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.coordinate_variance([0.2, 0.3, 0.5], 49.0).round(6).tolist()
+    [0.0032, 0.0042, 0.005]
     """
     C = _probability_vector(C)
     _, kk = _k_last_axis(k)
@@ -281,6 +428,34 @@ def expected_l1(C, k):
     log-Gamma remainder R (no overflow, no cancellation).  As k grows the term
     tends to sqrt(2/pi) times the standard deviation, as for a normal law.
     Book: chapter "Expected KL divergence".
+
+    Parameters
+    ----------
+    C : array_like
+        A count vector (eq. (3)): at least 2 entries, each > 0, summing to 1 (within
+        1e-9); or a stack ``(..., n)`` of them.
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0; an array gives one k per count vector.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        E||C~ - C||_1, one value per count vector.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not an array of probability vectors with every entry > 0, some k is
+        not positive, or a Beta parameter k*C_i or k*(1-C_i) is below the smallest
+        normal double.
+    TypeError
+        If an argument is a bool, text or not numbers.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.expected_l1([0.2, 0.3, 0.5], 50.0), 6)
+    0.152265
     """
     C = _probability_vector(C)
     _, kk = _k_last_axis(k)
@@ -300,6 +475,33 @@ def expected_tv(C, k):
     A total-variation companion of Theorem 2 (the distance Theorem 4 uses for chains).
 
     Book: chapter "Expected KL divergence".
+
+    Parameters
+    ----------
+    C : array_like
+        A count vector (eq. (3)): at least 2 entries, each > 0, summing to 1 (within
+        1e-9); or a stack ``(..., n)`` of them.
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0; an array gives one k per count vector.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        E[TV], one value per count vector.
+
+    Raises
+    ------
+    ValueError
+        As ``expected_l1``: C not an array of positive probability vectors, k not
+        positive, or a Beta parameter below the smallest normal double.
+    TypeError
+        If an argument is a bool, text or not numbers.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.expected_tv([0.2, 0.3, 0.5], 50.0), 6)
+    0.076133
     """
     return _scalar_or_array(0.5 * np.asarray(expected_l1(C, k)))
 
@@ -312,6 +514,31 @@ def expected_tv_bound(k, n):
     sum_i sqrt(C_i(1-C_i)) <= sqrt(n (1 - sum_i C_i^2)) <= sqrt(n - 1).
     Like Corollary 1 it can be published next to the private output.
     Book: chapter "Expected KL divergence".
+
+    Parameters
+    ----------
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound; an array of the broadcast shape if an argument is one.
+
+    Raises
+    ------
+    ValueError
+        If some k is not positive or some n is not a whole number >= 2.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.expected_tv_bound(50.0, 3), 6)
+    0.099015
     """
     k = _checks.positive("k", k)
     n = _checks.integer_at_least("n", n, 2)
@@ -327,6 +554,35 @@ def tail_bound(C, k, t):
     a_i = k C_i, b_i = k (1 - C_i) (a tail beyond 0 or 1 is empty); capped at 1.
     Depends on the secret C; ``tail_bound_subgaussian`` does not.
     Book: chapter "Expected KL divergence".
+
+    Parameters
+    ----------
+    C : array_like
+        A count vector (eq. (3)): at least 2 entries, each > 0, summing to 1 (within
+        1e-9); or a stack ``(..., n)`` of them.
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0; an array gives one k per count vector.
+    t : float or array_like
+        The deviation, > 0; an array gives one t per count vector.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound, in [0, 1], one value per count vector.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not an array of probability vectors with every entry > 0, or some k
+        or t is not positive.
+    TypeError
+        If an argument is a bool, text or not numbers.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.tail_bound([0.2, 0.3, 0.5], 50.0, 0.2), 6)
+    0.006306
     """
     C = _probability_vector(C)
     _, kk = _k_last_axis(k)
@@ -347,6 +603,33 @@ def tail_bound_subgaussian(k, n, t):
     P(|C~_i - C_i| >= t) <= 2 exp(-2 (k+1) t^2), and Boole's inequality over the n
     coordinates gives the bound.  The book checks the variance proxy numerically.
     Book: chapter "Expected KL divergence".
+
+    Parameters
+    ----------
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    t : float or array_like
+        The deviation, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound, in [0, 1]; an array of the broadcast shape if an argument is one.
+
+    Raises
+    ------
+    ValueError
+        If some k or t is not positive or some n is not a whole number >= 2.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.tail_bound_subgaussian(50.0, 3, 0.2), 6)
+    0.101445
     """
     k = _checks.positive("k", k)
     n = _checks.integer_at_least("n", n, 2)
@@ -362,6 +645,32 @@ def kl_divergence(p, q):
 
     The divergence whose mean Theorem 2 computes, for Monte Carlo checks of eq. (8).
     Book: chapter "Expected KL divergence".
+
+    Parameters
+    ----------
+    p : array_like
+        A probability vector (entries >= 0 summing to 1 within 1e-9) or a stack of them.
+    q : array_like
+        Another, with as many entries per vector; broadcasts against ``p``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        KL(p || q) >= 0, one value per (broadcast) pair of vectors.
+
+    Raises
+    ------
+    ValueError
+        If p or q is not an array of probability vectors, their lengths differ or they
+        do not broadcast, or q is 0 where p is > 0 (the divergence is infinite).
+    TypeError
+        If an argument is a bool, text or not numbers.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.kl_divergence([0.5, 0.5], [0.25, 0.75]), 6)
+    0.143841
     """
     p = _distribution("p", p)
     q = _distribution("q", q)

@@ -26,7 +26,36 @@ def worst_counts(eta, N, n):
     n categories allowed by Assumption 3, i.e. integer counts c_i >= ceil(eta*N)
     summing to N.  The minimiser puts the fewest records allowed, m = ceil(eta*N),
     in n-1 categories and the rest, N - (n-1) m, in the last (book: the delta
-    chapter proves this and checks it by exhaustive search).
+    chapter proves this and checks it by exhaustive search).  Book: "delta".
+
+    Parameters
+    ----------
+    eta : float
+        The border of Assumption 3, 0 < eta < 1/4 (one number).
+    N : int
+        The number of records, a whole number >= 2.
+    n : int
+        The number of categories, a whole number >= 2, at most 1,000,000 (the vector is
+        built).
+
+    Returns
+    -------
+    numpy.ndarray
+        The n counts (floats): n-1 times m = ``min_count(eta, N)``, then N - (n-1) m.
+
+    Raises
+    ------
+    ValueError
+        If eta is not in (0, 1/4); N or n is not a whole number >= 2; n exceeds
+        1,000,000; or no count vector has every count >= eta*N (n m > N).
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.worst_counts(0.073, 98, 5).tolist()
+    [8.0, 8.0, 8.0, 8.0, 66.0]
     """
     eta = float(_checks.eta_ok(eta))
     N = _checks.whole_number("N", N, 2)
@@ -51,6 +80,31 @@ def min_count(eta, N):
     The rounding policy of ``_checks.min_count`` (a relative slack of 1e-12 absorbs the
     float product: eta*N = 7.000000000000001 gives 7), used by every function of the
     package.  Broadcasts.  Book: "delta", "The exact worst case".
+
+    Parameters
+    ----------
+    eta : float or array_like
+        The border of Assumption 3, 0 < eta < 1/4.
+    N : int or array_like
+        The number of records, whole numbers >= 2.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ceil(eta*N) as a float; an array of the broadcast shape if an argument is one.
+
+    Raises
+    ------
+    ValueError
+        If some eta is not in (0, 1/4) or some N is not a whole number >= 2.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.min_count(0.07, 100), dm.min_count(0.075, 100)
+    (7.0, 8.0)
     """
     out = _checks.min_count(_checks.eta_ok(eta), _checks.integer_at_least("N", N, 2))
     return out if out.ndim else float(out)
@@ -63,6 +117,39 @@ def exit_probability_union(counts, k, gamma):
     sum_i P(X_i < gamma) with X_i ~ Beta(k C_i, k (1 - C_i)) the Dirichlet
     marginal, capped at 1.  It is an upper bound on the exact probability, and
     exceeds it by at most the sum of the pairwise probabilities P(X_i < gamma, X_j < gamma).
+    This is the probability inside eq. (7) as ``delta`` bounds it by default.
+    Book: "delta".
+
+    Parameters
+    ----------
+    counts : array_like
+        Records per category (last axis, at least 2 categories): finite whole numbers
+        >= 0, each vector with at least one record; a stack ``(..., n)`` gives one bound
+        per count vector.  A zero count contributes a term of 1.
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0; an array gives one k per count vector.
+    gamma : float or array_like
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound, in [0, 1]; an array of the stack's shape for a stack or array k/gamma.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not a count array (negative, fractional, not finite, fewer than
+        2 categories, a vector summing to 0), k is not positive, or gamma is outside
+        (0, 1/n).
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.exit_probability_union([8, 8, 8, 8, 66], 20.6, 4e-4), 6)
+    0.000731
     """
     arr = _checks.counts_array("counts", counts)
     k = _checks.positive("k", k)
@@ -284,6 +371,39 @@ def exit_probability_bounds(counts, k, gamma):
     so the worst count vector of eq. (7) costs a few terms at any n.  The width of the
     bracket is at most S3 (about S1^3 / 6 for nearly independent coordinates).
     Terms are nested log-space quadratures (about 1e-12 relative; book: delta chapter).
+    Book: "delta".
+
+    Parameters
+    ----------
+    counts : array_like of shape (n,)
+        One count vector: finite whole numbers, each > 0, at least 2 categories.
+    k : float
+        The Dirichlet parameter (Definition 5), > 0 (one number), with every k*C_i
+        above the smallest normal float.
+    gamma : float
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n (one
+        number).
+
+    Returns
+    -------
+    tuple of float
+        (lower, upper), 0 <= lower <= upper <= 1; equal for n <= 4.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one count vector of positive whole numbers, k is not a
+        positive number, gamma is outside (0, 1/n), k or gamma is an array, or some k*C_i
+        underflows.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> lower, upper = dm.exit_probability_bounds([10, 20, 30], 20.0, 0.01)
+    >>> lower == upper, round(upper, 6)
+    (True, 0.000304)
     """
     alpha, mult, gamma = _exit_args(counts, k, gamma)
     return _exit_bounds(alpha, mult, gamma)
@@ -297,7 +417,36 @@ def exit_probability_exact(counts, k, gamma):
     every k, checked against mpmath in the delta chapter and the tests); for n >= 5 the
     upper end of the certified bracket of ``exit_probability_bounds``, so never below
     the true value.  Always in [max_i P(X_i < gamma), min(1, Boole's bound)].
-    ``counts`` is one count vector, ``k`` and ``gamma`` scalars.
+    ``counts`` is one count vector, ``k`` and ``gamma`` scalars.  Book: "delta".
+
+    Parameters
+    ----------
+    counts : array_like of shape (n,)
+        One count vector: finite whole numbers, each > 0, at least 2 categories.
+    k : float
+        The Dirichlet parameter (Definition 5), > 0 (one number).
+    gamma : float
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n (one
+        number).
+
+    Returns
+    -------
+    float
+        The probability (n <= 4) or the upper end of its bracket (n >= 5), in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        As ``exit_probability_bounds``: counts not one vector of positive whole numbers,
+        k not positive, gamma outside (0, 1/n), k or gamma an array, or k*C_i underflowing.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.exit_probability_exact([10, 20, 30], 20.0, 0.01), 6)
+    0.000304
     """
     return exit_probability_bounds(counts, k, gamma)[1]
 
@@ -348,6 +497,41 @@ def delta(k, eta, N, n, gamma, *, method="union"):
     measure how loose Boole's bound is; its quadrature carries no proven error bound,
     so it is not rounded outward and is not meant for a release.  The worst vector has
     two distinct counts, so any n costs the same.  Broadcasts over all arguments.
+    Book: "delta".
+
+    Parameters
+    ----------
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0 and k >= 3/(2 eta) (Assumption 4).
+    eta : float or array_like
+        The border of Assumption 3 (every count >= eta*N), 0 < eta < 1/4.
+    N : int or array_like
+        The number of records, a whole number >= 2.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    gamma : float or array_like
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n.
+    method : {"union", "exact"}, optional
+        Boole's bound, rounded outward (default), or the exact probability.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        delta; an array of the arguments' broadcast shape if any is an array.
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is not "union" or "exact"; if a parameter breaks the rules above;
+        or if no count vector of N records in n categories has every count >= eta*N.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.delta(20.6, 0.073, 98, 5, 4e-4), 6)
+    0.000731
     """
     if method not in _DELTA_METHODS:
         raise ValueError(f"method={method!r} must be one of {_DELTA_METHODS}")

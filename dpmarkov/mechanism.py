@@ -31,6 +31,37 @@ def dirichlet_parameters(counts, k) -> np.ndarray:
     parameter, for which the mechanism is undefined (and Assumption 3 fails).
     Every k*C_i must be at least the smallest normal double (about 2.2e-308):
     below it the parameter is subnormal or rounds to 0.
+    Book: "The Dirichlet mechanism".
+
+    Parameters
+    ----------
+    counts : array_like
+        Records per category (last axis, at least 2 categories): finite whole numbers,
+        each > 0; a stack ``(..., n)`` gives one parameter vector per count vector.
+    k : float or array_like
+        The Dirichlet parameter, > 0; an array gives one k per count vector (shape
+        ``counts.shape[:-1]``, broadcasting).
+
+    Returns
+    -------
+    numpy.ndarray
+        k*C(D, rho), of the count array's (broadcast) shape.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not a count array (negative, fractional, not finite, fewer than
+        2 categories, summing to 0) or holds a zero count; if some k is not positive; if
+        k and counts do not broadcast; or if some k*C_i is below the smallest normal
+        double.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.dirichlet_parameters([2, 1, 1], 10.0).tolist()
+    [5.0, 2.5, 2.5]
     """
     arr = _checks.counts_array("counts", counts)
     k_arr = _checks.positive("k", k)
@@ -61,6 +92,8 @@ def dirichlet_parameters(counts, k) -> np.ndarray:
 def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
     """Algorithm 1: release C(D, rho) privately as a draw from Dir(k * C(D, rho)).
 
+    Book: "The Dirichlet mechanism" (Definition 5, Algorithm 1).
+
     Parameters
     ----------
     counts : array of shape (n,)
@@ -82,6 +115,25 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
     numpy.ndarray
         Private count vector(s) in the open unit simplex: every entry > 0 (see
         ``sample_dirichlet``), sums 1.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not one vector of positive whole numbers (at least 2
+        categories); if k is not one positive number or some k*C_i is below the smallest
+        normal double; with ``eta``, if eta is not in (0, 1/4), a count is below eta*N
+        (Assumption 3) or k < 3/(2*eta) (Assumption 4); if ``size`` is negative or asks
+        for too many numbers; or if an int seed is negative.
+    TypeError
+        If an argument is a bool, text or not a number, or ``rng`` is not None, an int,
+        a SeedSequence or a Generator.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> x = dm.privatize([30, 50, 20], 20.0, eta=0.2, rng=0, size=4)
+    >>> x.shape, bool((x > 0).all()), bool(abs(x.sum(axis=-1) - 1).max() < 1e-12)
+    ((4, 3), True, True)
     """
     alpha = dirichlet_parameters(counts, k)
     if alpha.ndim != 1:
@@ -238,6 +290,38 @@ def log_density(x, counts, k) -> np.ndarray:
     log f(x) = sum_i (k C_i - 1) log x_i - log B(k C).  On the boundary of the
     simplex (some x_i = 0) the density is 0 or unbounded, and the result is -inf
     or +inf accordingly: the only non-finite values this function returns.
+    Book: "The Dirichlet mechanism" (the privacy loss is a difference of two of these).
+
+    Parameters
+    ----------
+    x : array_like
+        A point of the unit simplex (Definition 1: entries >= 0 summing to 1, to 1e-9),
+        or a stack ``(..., n)`` of them.
+    counts : array_like
+        Records per category: finite whole numbers, each > 0, n of them (or a stack).
+    k : float or array_like
+        The Dirichlet parameter, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        log f(x), one value per point (a numpy scalar for one point).
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` or ``k`` fail ``dirichlet_parameters``; if x has another number of
+        entries than counts or is not in the unit simplex; if log B(k C) overflows; or if
+        x lies on a face where the density has no value (0 along one coordinate,
+        infinite along another).
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(float(dm.log_density([0.3, 0.5, 0.2], [30, 50, 20], 20.0)), 4)
+    2.8723
     """
     alpha = dirichlet_parameters(counts, k)
     x = _checks.array("x", x)

@@ -50,16 +50,45 @@ def epsilon_paper(k, eta, N, n, gamma):
     Both Beta functions have the same argument sum k(1 - eta), so the log-ratio is
     two increments of log Gamma, computed without cancellation.
 
-    Parameters are the Dirichlet parameter ``k``, the border ``eta`` of
-    Assumption 3 (every count >= eta*N, 0 < eta < 1/4), the number of records
-    ``N``, of categories ``n``, and the border ``gamma`` of Omega_1 (Assumption 2,
-    and gamma < 1/n).  Requires k >= 3/(2 eta) (Assumption 4) and
-    3 eta + 1/N <= 1 (else the proof's interval [eta + 1/N, 1 - 2 eta - 1/N] is
-    empty and eq. (6) can be negative; only N <= 3 is affected).  Broadcasts.
-
     This is the paper's formula as printed.  The book ("The exact worst case")
     shows it is an upper bound on the privacy loss over Omega_1 for n >= 3 but
     not for n = 2; ``epsilon_corrected`` and ``epsilon_exact`` hold for every n.
+    Book: "The privacy loss of the Dirichlet mechanism" (eq. (6)).
+
+    Parameters
+    ----------
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0 and k >= 3/(2 eta) (Assumption 4).
+    eta : float or array_like
+        The border of Assumption 3 (every count >= eta*N), 0 < eta < 1/4.
+    N : int or array_like
+        The number of records, a whole number >= 2.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    gamma : float or array_like
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        eq. (6); an array of the arguments' broadcast shape if any is an array.
+
+    Raises
+    ------
+    ValueError
+        If a parameter breaks the rules above; if no count vector of N records in n
+        categories has every count >= eta*N (Assumption 3 cannot hold); if
+        3 eta + 1/N > 1 (the proof's interval [eta + 1/N, 1 - 2 eta - 1/N] is empty and
+        eq. (6) can be negative; only N <= 3 is affected); or if the value exceeds the
+        largest float.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.epsilon_paper(20.6, 0.073, 98, 5, 4e-4), 4)
+    2.2119
     """
     k, eta, N, n, gamma = _checks.theorem1_design(k, eta, N, n, gamma)
     _eq6_interval_ok(eta, N)
@@ -73,13 +102,75 @@ def epsilon_paper(k, eta, N, n, gamma):
 
 @_checks.public
 def k_min(eta):
-    """The smallest k allowed by Assumption 4: 3/(2 eta)."""
+    """The smallest k allowed by Assumption 4: 3/(2 eta).
+
+    Book: "The privacy loss of the Dirichlet mechanism" (Section 3.1, the smallest
+    epsilon).
+
+    Parameters
+    ----------
+    eta : float or array_like
+        The border of Assumption 3, 0 < eta < 1/4.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        3/(2 eta), of ``eta``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If some eta is not finite or not in (0, 1/4).
+    TypeError
+        If ``eta`` is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> float(dm.k_min(0.075))
+    20.0
+    """
     return 1.5 / _checks.eta_ok(eta)
 
 
 @_checks.public
 def epsilon_star_paper(eta, N, n, gamma):
-    """The smallest epsilon Theorem 1 offers: eq. (6) as printed at k = 3/(2 eta) (Section 3.1)."""
+    """The smallest epsilon Theorem 1 offers: eq. (6) as printed at k = 3/(2 eta) (Section 3.1).
+
+    ``epsilon_paper`` at ``k_min(eta)``; for n = 2 it can understate the loss
+    (``epsilon_star`` is the sound counterpart).  Book: "The privacy loss of the
+    Dirichlet mechanism".
+
+    Parameters
+    ----------
+    eta : float or array_like
+        The border of Assumption 3, 0 < eta < 1/4.
+    N : int or array_like
+        The number of records, a whole number >= 2.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    gamma : float or array_like
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        eq. (6) at k = 3/(2 eta); an array of the broadcast shape if any argument is one.
+
+    Raises
+    ------
+    ValueError
+        As ``epsilon_paper``: a parameter outside its range, Assumption 3 impossible for
+        (eta, N, n), or 3 eta + 1/N > 1.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.epsilon_star_paper(0.073, 98, 5, 4e-4), 4)
+    2.2065
+    """
     return epsilon_paper(k_min(eta), eta, N, n, gamma)
 
 
@@ -126,6 +217,42 @@ def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
     Illinois method, for all elements at once, to a relative tolerance of 1e-13, on the
     safe side: eq. (6) at the k returned is at most the target.  A target below
     epsilon_star raises ``ValueError``: no k allowed by Assumption 4 reaches it.
+    For n = 2 use ``k_for_epsilon`` (eq. (6) understates the loss there).
+    Book: "The privacy loss of the Dirichlet mechanism" (Theorem 1 inverted).
+
+    Parameters
+    ----------
+    epsilon_target : float or array_like
+        The epsilon wanted, > 0 and at least ``epsilon_star_paper(eta, N, n, gamma)``.
+    eta : float or array_like
+        The border of Assumption 3, 0 < eta < 1/4.
+    N : int or array_like
+        The number of records, a whole number >= 2.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    gamma : float or array_like
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The largest k (within 1e-13 relative) with eq. (6) at most the target; an array
+        of the broadcast shape if any argument is one.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon_target`` is not positive or is below the smallest epsilon of
+        Theorem 1 (at k = 3/(2 eta)); if another parameter is outside its range, or
+        3 eta + 1/N > 1.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.k_for_epsilon_paper(3.0, 0.073, 98, 5, 4e-4), 3)
+    28.181
     """
     return _k_for(epsilon_paper, epsilon_target, eta, N, n, gamma)
 
@@ -142,7 +269,35 @@ BOUND_CORRECTED = "corrected eq. (6)"
 
 @_checks.public
 def bound_name(n):
-    """Which bound ``epsilon`` uses for n categories: eq. (6) for n >= 3, corrected for n = 2."""
+    """Which bound ``epsilon`` uses for n categories: eq. (6) for n >= 3, corrected for n = 2.
+
+    eq. (6) of Theorem 1 understates the privacy loss for n = 2, where ``epsilon`` uses
+    the corrected eq. (6) (``epsilon_corrected``).  Book: "The exact worst case".
+
+    Parameters
+    ----------
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+
+    Returns
+    -------
+    str or numpy.ndarray
+        ``"eq. (6)"`` or ``"corrected eq. (6)"``; an array of strings of ``n``'s shape if
+        ``n`` is an array.
+
+    Raises
+    ------
+    ValueError
+        If some n is not a whole number >= 2.
+    TypeError
+        If ``n`` is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.bound_name(2), dm.bound_name(5)
+    ('corrected eq. (6)', 'eq. (6)')
+    """
     n = _checks.integer_at_least("n", n, 2)
     out = np.where(n == 2, BOUND_CORRECTED, BOUND_EQ6)
     return out if out.ndim else str(out)
@@ -163,6 +318,40 @@ def epsilon(k, eta, N, n, gamma):
     relative in the book's designs, up to a few 1e-11 where the two increments of eq. (6)
     nearly cancel at huge k), so the float returned is never below the real number it
     stands for.  Broadcasts.  Book: "The exact worst case".
+
+    Parameters
+    ----------
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0 and k >= 3/(2 eta) (Assumption 4).
+    eta : float or array_like
+        The border of Assumption 3 (every count >= eta*N), 0 < eta < 1/4.
+    N : int or array_like
+        The number of records, a whole number >= 2.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    gamma : float or array_like
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The sound epsilon; an array of the arguments' broadcast shape if any is an array.
+
+    Raises
+    ------
+    ValueError
+        If a parameter breaks the rules above; if Assumption 3 cannot hold for
+        (eta, N, n); for n >= 3, if 3 eta + 1/N > 1; for n = 2, if no two count vectors
+        have every count >= ceil(eta*N) or k/N underflows; or if the value exceeds the
+        largest float.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.epsilon(20.6, 0.073, 98, 5, 4e-4), 4)
+    2.2119
     """
     shape, (k, eta, N, n, gamma) = _checks.theorem1_flat_design(k, eta, N, n, gamma)
     return _checks.finite_result("epsilon", sound_epsilon(k, eta, N, n, gamma).reshape(shape),
@@ -309,7 +498,42 @@ def _epsilon_and_delta_checked(k, eta, N, n, gamma):
 
 @_checks.public
 def epsilon_star(eta, N, n, gamma):
-    """The smallest sound epsilon at k = 3/(2 eta): ``epsilon`` at Assumption 4's floor."""
+    """The smallest sound epsilon at k = 3/(2 eta): ``epsilon`` at Assumption 4's floor.
+
+    The sound counterpart of ``epsilon_star_paper`` (Section 3.1): equal to it for
+    n >= 3, the corrected eq. (6) for n = 2.  Book: "The exact worst case".
+
+    Parameters
+    ----------
+    eta : float or array_like
+        The border of Assumption 3, 0 < eta < 1/4.
+    N : int or array_like
+        The number of records, a whole number >= 2.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    gamma : float or array_like
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``epsilon(k_min(eta), eta, N, n, gamma)``; an array of the broadcast shape if any
+        argument is one.
+
+    Raises
+    ------
+    ValueError
+        As ``epsilon``: a parameter outside its range, or a design (eta, N, n) the bound
+        cannot be evaluated for.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.epsilon_star(0.073, 98, 5, 4e-4), 4)
+    2.2065
+    """
     return epsilon(k_min(eta), eta, N, n, gamma)
 
 
@@ -321,5 +545,41 @@ def k_for_epsilon(epsilon_target, eta, N, n, gamma):
     inverse of the corrected eq. (6), since eq. (6) understates the loss there.  The
     root is approached from below: ``epsilon`` at the k returned is at most the target
     and within 1e-13 relative of the root in k.  Broadcasts (all elements solved at once).
+    Book: "The exact worst case" (Theorem 1 inverted for calibration).
+
+    Parameters
+    ----------
+    epsilon_target : float or array_like
+        The epsilon wanted, > 0 and at least ``epsilon_star(eta, N, n, gamma)``.
+    eta : float or array_like
+        The border of Assumption 3, 0 < eta < 1/4.
+    N : int or array_like
+        The number of records, a whole number >= 2.
+    n : int or array_like
+        The number of categories, a whole number >= 2.
+    gamma : float or array_like
+        The border of Omega_1 (Assumption 2), 0 < gamma <= 1/(n-1) and gamma < 1/n.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The largest k (within 1e-13 relative) with ``epsilon`` at most the target; an
+        array of the broadcast shape if any argument is one.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon_target`` is not positive or is below ``epsilon_star`` (no k allowed
+        by Assumption 4 reaches it); if another parameter is outside its range or the
+        design (eta, N, n) cannot be evaluated.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> k = dm.k_for_epsilon(3.0, 0.073, 98, 5, 4e-4)
+    >>> round(k, 3), bool(dm.epsilon(k, 0.073, 98, 5, 4e-4) <= 3.0)
+    (28.181, True)
     """
     return _k_for(epsilon, epsilon_target, eta, N, n, gamma)

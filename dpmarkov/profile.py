@@ -34,7 +34,40 @@ def hockey_stick(epsilon, counts, counts_prime, k):
     The result is rounded outward by a bound on its own floating-point error (the Beta
     tails' budget and every rounding after them; ``_pairs.pair_profile_at``): never
     below the divergence, which is > 0 (a value that underflows is the smallest double).
-    Broadcasts over ``epsilon`` (>= 0).
+    Broadcasts over ``epsilon`` (>= 0).  Book: "The tight privacy profile".
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        The epsilons, finite and >= 0.
+    counts : array_like of shape (n,)
+        The count vector c: whole numbers >= 0, at least 2 categories.
+    counts_prime : array_like of shape (n,)
+        An adjacent count vector c' = c + e_i - e_j (Definition 3), with c_i >= 1 and
+        c_j >= 2 (both laws need positive parameters there).
+    k : float
+        The Dirichlet parameter (Definition 5), > 0 (one number).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The divergence at each epsilon, in (0, 1]; of ``epsilon``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If the counts are not adjacent count vectors, the changing categories hold too
+        few records (c_i = 0 or c'_j = 0), k is not one positive number, or some epsilon
+        is negative or not finite.
+    TypeError
+        If an argument is a bool, text or not numbers.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> h = dm.hockey_stick(1.0, [8, 9, 8, 8, 65], [9, 8, 8, 8, 65], 20.6)
+    >>> round(h, 6), bool(h == dm.privacy_profile(1.0, 20.6, 98, 5, 8))
+    (9.1e-05, True)
     """
     i, j = adjacent_indices(counts, counts_prime)
     c = _checks.counts_array("counts", counts)
@@ -88,6 +121,7 @@ def pair_profile(epsilon, c_i, c_j, k, N):
     their lower tails (Definition 4; book: "The tight privacy profile", the Beta-tail
     proposition).  ``hockey_stick`` gives the same numbers from two whole count vectors;
     this form takes many pairs and many epsilons at once, as the branch and bound does.
+    Book: "The tight privacy profile".
 
     Parameters
     ----------
@@ -152,7 +186,7 @@ def two_category_search(epsilon, k, N, min_count):
     one evaluation (book: "The tight privacy profile", "The worst pair for two
     categories").  This returns the same profile together with the number of pairs
     (bounds included) it evaluated, the measure of that search's cost; up to 2048
-    pairs are all evaluated at once instead.
+    pairs are all evaluated at once instead.  Book: "The tight privacy profile".
 
     Parameters
     ----------
@@ -206,6 +240,38 @@ def profile_pairs(N, n, min_count):
     n >= 3.  For n = 2, c_i + c_j = N is forced and every c_i in [m, N-m-1] is
     returned (at most 2e6 of them); ``privacy_profile`` does not scan them but
     bounds blocks of them (branch and bound).  Assumption 3: m = ceil(eta N).
+    Definition 4 (the hockey-stick divergence).  Book: "The tight privacy profile".
+
+    Parameters
+    ----------
+    N : int
+        The number of records, a whole number >= 2 (one number; at most 2**53 for n = 2).
+    n : int
+        The number of categories, a whole number >= 2 (one number).
+    min_count : int
+        The fewest records a category may hold, a whole number >= 1 (one number), with
+        N >= n*min_count + 1.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (c_i, c_j), two float arrays of one length: the candidate pairs.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is not one whole number in its range; if N < n*min_count + 1 (no
+        two adjacent count vectors differ); for n = 2, if N exceeds 2**53 or there are
+        more than 2e6 pairs to list.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> c_i, c_j = dm.profile_pairs(20, 2, 8)
+    >>> c_i.tolist(), c_j.tolist()
+    ([8.0, 9.0, 10.0, 11.0], [12.0, 11.0, 10.0, 9.0])
     """
     _, N, n, m = _design(1.0, N, n, min_count)
     if n >= 3:
@@ -232,6 +298,40 @@ def privacy_profile(epsilon, k, N, n, min_count):
     budget ``BETAINC_REL`` and every rounding after them; ``pair_profile``), as
     ``epsilon`` does.  ``epsilon`` (>= 0) and ``k`` broadcast
     together; ``N``, ``n``, ``min_count`` are scalars.  Book: "The tight privacy profile".
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        The epsilons, finite and >= 0.
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0; broadcasts with ``epsilon``.
+    N : int
+        The number of records, a whole number >= 2 (at most 2**53 for n = 2).
+    n : int
+        The number of categories, a whole number >= 2.
+    min_count : int
+        The fewest records a category may hold, a whole number >= 1, with
+        N >= n*min_count + 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        delta(epsilon), in [0, 1]; of the broadcast shape of ``epsilon`` and ``k``.
+
+    Raises
+    ------
+    ValueError
+        If some epsilon is negative or not finite, some k is not positive, epsilon and k
+        do not broadcast, N, n or min_count is not one whole number in its range, no two
+        adjacent count vectors differ (N < n*min_count + 1), or n = 2 with N above 2**53.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.privacy_profile(1.0, 20.6, 98, 5, 8), 6)
+    9.1e-05
     """
     k, N, n, m = _design(k, N, n, min_count)
     eps, k = _together("epsilon", _epsilons(epsilon), k)
@@ -315,6 +415,42 @@ def epsilon_for_delta(delta, k, N, n, min_count):
     delta is at least the profile at epsilon = 0 (the total variation distance).
     ``delta`` in (0, 1) and ``k`` broadcast together; ``N``, ``n``, ``min_count`` are
     scalars.  Book: "The tight privacy profile".
+
+    Parameters
+    ----------
+    delta : float or array_like
+        The deltas, 0 < delta < 1.
+    k : float or array_like
+        The Dirichlet parameter (Definition 5), > 0; broadcasts with ``delta``.
+    N : int
+        The number of records, a whole number >= 2 (at most 2**53 for n = 2).
+    n : int
+        The number of categories, a whole number >= 2.
+    min_count : int
+        The fewest records a category may hold, a whole number >= 1, with
+        N >= n*min_count + 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The tight epsilon, >= 0; of the broadcast shape of ``delta`` and ``k``.
+
+    Raises
+    ------
+    ValueError
+        If some delta is outside (0, 1) or not finite, some k is not positive, delta and
+        k do not broadcast, N, n or min_count is not one whole number in its range, no
+        two adjacent count vectors differ (N < n*min_count + 1), or n = 2 with N above
+        2**53.
+    TypeError
+        If an argument is a bool, text or not a number.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> eps = dm.epsilon_for_delta(1e-3, 20.6, 98, 5, 8)
+    >>> round(eps, 4), bool(dm.privacy_profile(eps, 20.6, 98, 5, 8) <= 1e-3)
+    (0.6953, True)
     """
     d = _checks.as_float_array("delta", delta)
     bad = (d <= 0) | (d >= 1)
