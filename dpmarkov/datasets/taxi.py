@@ -323,6 +323,33 @@ class TripCounts(NamedTuple):
     ``trips_outside`` start or end in a zone of the table outside the chain's zones
     (another borough) and ``trips_missing`` lack a pickup or drop-off zone id.
     ``files`` names the files read, in order (empty when the input was not files).
+
+    The counts are eq. (4)'s count matrix before normalising.  Book: chapter "Case study:
+    NYC taxis" (section "From a month to the whole history").
+
+    Attributes
+    ----------
+    counts : numpy.ndarray of int64, shape (n, n)
+        Trips from state i to state j.
+    zones : pandas.DataFrame
+        The chain's zones, sorted by LocationID; row i is state i.
+    trips_read : int
+        Every trip read.
+    trips_counted : int
+        The trips in ``counts``.
+    trips_outside : int
+        Trips starting or ending in a zone outside the chain's zones.
+    trips_missing : int
+        Trips without a pickup or drop-off zone id.
+    files : tuple of str
+        The files read, in order (empty when the input was not files).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> r = dm.datasets.count_pairs([237, 132, None], [236, 138, 4], [5, 1, 3])
+    >>> r.trips_read == r.trips_counted + r.trips_outside + r.trips_missing, r.files
+    (True, ())
     """
 
     counts: np.ndarray
