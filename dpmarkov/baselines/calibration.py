@@ -104,6 +104,50 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n, *, on_unreachable="raise"):
     naming the first such row, and ``on_unreachable="nan"`` returns NaN for k and gamma
     there (a marker, never a parameter to release with).
     Book: chapters "Baselines at matched privacy" and "Baselines on real data".
+
+    Parameters
+    ----------
+    epsilon : float
+        The target epsilon, one finite number > 0.
+    delta : float
+        The target delta, one number with 0 < delta < 1.
+    eta : float or array_like of float
+        The smallest share of a category (Assumption 3), 0 < eta < 1/4; broadcasts.
+    N : int or array_like of int
+        The row sizes (number of records), whole numbers >= 2; broadcasts.
+    n : int or array_like of int
+        The numbers of categories, whole numbers >= 2; broadcasts.
+    on_unreachable : {"raise", "nan"}, optional
+        Keyword only: raise ``ValueError`` (the default) or return NaN for a row that no
+        k serves.
+
+    Returns
+    -------
+    k : float or numpy.ndarray
+        The largest admissible Dirichlet parameter, >= 3/(2 eta) (NaN only where
+        unreachable with ``on_unreachable="nan"``).
+    gamma : float or numpy.ndarray
+        The matching gamma of Theorem 1, with the sound eq. (6) <= epsilon and eq. (7)
+        <= delta at (k, gamma).
+
+    Raises
+    ------
+    TypeError
+        If an argument is a bool, text or not real numbers.
+    ValueError
+        If ``epsilon`` is not a single number > 0 or ``delta`` not a single number in
+        (0, 1); if some ``eta`` is outside (0, 1/4), some ``N`` or ``n`` is not a whole
+        number >= 2, or no count vector of N records in n categories has every count
+        >= eta N (Assumption 3); if ``eta``, ``N`` and ``n`` do not broadcast; if
+        ``on_unreachable`` is neither "raise" nor "nan"; or, with "raise", if some row is
+        unreachable (epsilon below epsilon_star, or delta below what Theorem 1 certifies).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> k, gamma = dm.baselines.dirichlet_k_theorem1(2.0, 1e-5, 0.1, 1000, 3)
+    >>> round(k, 1), round(gamma, 4)
+    (394.6, 0.0459)
     """
     eps = scalar_epsilon(epsilon)
     d = scalar_delta(delta)
@@ -221,6 +265,47 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count, *, on_unreachable="raise"
     (the default) raises ``ValueError`` naming the first such row and
     ``on_unreachable="nan"`` returns NaN there (a marker, never a k to release with).
     Book: chapters "Baselines at matched privacy" and "Baselines on real data".
+
+    Parameters
+    ----------
+    epsilon : float
+        The target epsilon, one finite number > 0.
+    delta : float
+        The target delta, one number with 0 < delta < 1.
+    N : int or array_like of int
+        The row sizes (number of records), whole numbers >= 2; broadcasts.
+    n : int or array_like of int
+        The numbers of categories, whole numbers >= 2; broadcasts.
+    min_count : int or array_like of int
+        The smallest count of a category, a whole number >= 1 with N >= n min_count + 1
+        (e.g. ceil(eta N)); broadcasts.
+    on_unreachable : {"raise", "nan"}, optional
+        Keyword only: raise ``ValueError`` (the default) or return NaN for a row that no
+        k serves.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The largest k whose privacy profile at epsilon is <= delta (NaN only where
+        unreachable with ``on_unreachable="nan"``).
+
+    Raises
+    ------
+    TypeError
+        If an argument is a bool, text or not real numbers.
+    ValueError
+        If ``epsilon`` is not a single number > 0 or ``delta`` not a single number in
+        (0, 1); if some ``N`` or ``n`` is not a whole number >= 2 or ``min_count`` not a
+        whole number >= 1; if N < n min_count + 1 (no two adjacent count vectors differ),
+        or n = 2 with N > 2^53; if the arguments do not broadcast; if ``on_unreachable`` is
+        neither "raise" nor "nan"; or, with "raise", if delta is below the profile's
+        floor for some row.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.baselines.dirichlet_k_tight(2.0, 1e-5, 1000, 3, 100))
+    12623
     """
     eps = scalar_epsilon(epsilon)
     d = scalar_delta(delta)
@@ -355,6 +440,53 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
     ``_MAX_SERIES_TERMS`` (or when the count of terms summed does): every input is
     checked before python-flint sees it.
     Book: chapter "Baselines at matched privacy" (Theorem 1, eqs. (6)-(7)).
+
+    Parameters
+    ----------
+    epsilon : float
+        The target epsilon, one finite number > 0.
+    delta : float
+        The target delta, one number with 0 < delta < 1.
+    eta : float
+        The smallest share of a category (Assumption 3), one number with 0 < eta < 1/4.
+    N : int
+        The row size, one whole number >= 2.
+    n : int
+        The number of categories, one whole number >= 2.
+    k_max_factor : float, optional
+        Keyword only: the range certified is [k (1 + 1e-9), k_max_factor k], with
+        1 < k_max_factor <= 1e6 (default 100).
+    rel_width : float, optional
+        Keyword only: the relative width of the starting intervals,
+        1e-8 <= rel_width < 1 (default 1e-3).
+    prec : int, optional
+        Keyword only: arb's working precision in bits, an int in [53, 4096] (default 128).
+
+    Returns
+    -------
+    dict
+        ``k`` and ``gamma`` (those of ``dirichlet_k_theorem1``), ``k_range`` (the
+        certified range of k') and ``intervals`` (the number of intervals decided).
+
+    Raises
+    ------
+    TypeError
+        If an argument is a bool, text or not a real number, or ``prec`` is not an int.
+    ValueError
+        If ``k_max_factor``, ``rel_width`` or ``prec`` is out of its range; if ``eta``,
+        ``N`` or ``n`` is not one number; for every reason ``dirichlet_k_theorem1``
+        raises; or if the estimated work exceeds the series-term budget.
+    ArithmeticError
+        If the returned pair cannot be certified, or an interval cannot be decided at
+        width 1e-14 k.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> cert = dm.baselines.certify_theorem1_calibration(2.0, 1e-5, 0.1, 1000, 3,
+    ...                                                  k_max_factor=10.0, rel_width=1e-2)
+    >>> round(cert["k"], 1), round(cert["k_range"][1] / cert["k"], 6)
+    (394.6, 10.0)
     """
     from flint import arb, ctx
 

@@ -35,6 +35,34 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=L2_SENSITIVITY):
     the smallest delta for which the mechanism is (epsilon, delta)-DP, i.e. its privacy
     profile.  Computed as Phi(a) * (-expm1(epsilon + log Phi(b) - log Phi(a))) to avoid
     cancellation.  Broadcasts.  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    sigma : float or array_like of float
+        The noise standard deviation(s), finite and > 0.
+    epsilon : float or array_like of float
+        The privacy parameter(s), finite and > 0.
+    sensitivity : float or array_like of float, optional
+        The L2 sensitivity D, finite and > 0 (default ``L2_SENSITIVITY`` = sqrt(2)).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        delta(epsilon) in [0, 1): a float for scalar inputs, else the broadcast array.
+
+    Raises
+    ------
+    TypeError
+        If an argument is a bool, text or not real numbers.
+    ValueError
+        If some ``sigma``, ``epsilon`` or ``sensitivity`` is not finite and > 0, or the
+        arguments do not broadcast.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.baselines.analytic_gaussian_delta(3.0, 1.0), 6)
+    0.004635
     """
     s = _checks.positive("sigma", sigma)
     eps = _checks.positive("epsilon", epsilon)
@@ -72,6 +100,35 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=L2_SENSITIVITY) -> float
     reals: floating-point Gaussian samples are for comparison only).  Results are
     cached per (epsilon, delta, sensitivity).  The Gaussian mechanism is the other
     alternative named in the paper's Section 1.  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter, one finite number > 0.
+    delta : float
+        The target delta, one number with 0 < delta < 1.
+    sensitivity : float, optional
+        The L2 sensitivity D, one finite number > 0 (default ``L2_SENSITIVITY`` = sqrt(2)).
+
+    Returns
+    -------
+    float
+        The smallest sigma with ``analytic_gaussian_delta(sigma, epsilon) <= delta``
+        (rounded up, to relative 1e-15).
+
+    Raises
+    ------
+    TypeError
+        If an argument is a bool, text or not a real number.
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a single finite number > 0, or ``delta``
+        is not a single number in (0, 1).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.baselines.analytic_gaussian_sigma(1.0, 1e-5), 3)
+    5.276
     """
     eps = scalar_epsilon(epsilon)
     d = scalar_delta(delta)
@@ -90,6 +147,41 @@ def gaussian_counts_comparison(counts, epsilon, delta, *, rng=None, size=None) -
     case), so this is kept for comparison, not for release.  Paper, Section 1 names
     the Gaussian mechanism; ``rng=None`` uses fresh OS entropy.
     Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., n)
+        Category counts: whole numbers >= 0, n >= 2, each vector holding at least one record.
+    epsilon : float
+        The privacy parameter, one finite number > 0.
+    delta : float
+        The privacy parameter delta, one number with 0 < delta < 1.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + counts.shape``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The noisy counts (floats, possibly negative), of shape ``size + counts.shape``.
+
+    Raises
+    ------
+    TypeError
+        If ``counts``, ``epsilon`` or ``delta`` is not real numbers, ``rng`` is a bool or
+        of an unsupported type, or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` has negative, non-whole or non-finite entries, fewer than 2
+        categories or a vector summing to 0; if ``epsilon`` is not a single number > 0,
+        or ``delta`` not a single number in (0, 1); if an int ``rng`` is negative, or
+        ``size`` is negative or too large.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.baselines.gaussian_counts_comparison([5, 3, 2], 1.0, 1e-5, rng=0, size=4).shape
+    (4, 3)
     """
     c = _checks.counts_array("counts", counts)
     sigma = analytic_gaussian_sigma(epsilon, delta)
@@ -105,6 +197,42 @@ def gaussian_project_comparison(counts, epsilon, delta, *, rng=None, size=None) 
     not a safe release in floating point (``gaussian_counts_comparison``).  A baseline
     for Algorithm 1 (paper, Section 1); ``rng=None`` uses fresh OS entropy.
     Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., n)
+        Category counts: whole numbers >= 0, n >= 2, each vector holding at least one record.
+    epsilon : float
+        The privacy parameter, one finite number > 0.
+    delta : float
+        The privacy parameter delta, one number with 0 < delta < 1.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + counts.shape``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Vectors on the simplex, of shape ``size + counts.shape``.
+
+    Raises
+    ------
+    TypeError
+        If ``counts``, ``epsilon`` or ``delta`` is not real numbers, ``rng`` is a bool or
+        of an unsupported type, or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` has negative, non-whole or non-finite entries, fewer than 2
+        categories or a vector summing to 0; if ``epsilon`` is not a single number > 0,
+        or ``delta`` not a single number in (0, 1); if an int ``rng`` is negative, or
+        ``size`` is negative or too large.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> x = dm.baselines.gaussian_project_comparison([5, 3, 2], 1.0, 1e-5, rng=0, size=4)
+    >>> x.shape, bool(abs(x.sum(axis=-1) - 1).max() < 1e-12)
+    ((4, 3), True)
     """
     c = _checks.counts_array("counts", counts)
     noisy = gaussian_counts_comparison(c, epsilon, delta, rng=rng, size=size)

@@ -33,6 +33,29 @@ def discrete_laplace_parameter(epsilon) -> tuple[int, int]:
     double: the noise is 0 with probability 1 - 10^-(4.6e8)).  Used by
     ``geometric_counts`` (Canonne, Kamath & Steinke 2020, Algorithm 2).
     Adjacency as in Definition 3.  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    epsilon : float
+        The target privacy parameter, one finite number >= 2^-29.
+
+    Returns
+    -------
+    tuple of (int, int)
+        Coprime (s, t), t a power of two, with s/t <= epsilon/2.
+
+    Raises
+    ------
+    TypeError
+        If ``epsilon`` is a bool, text or not a real number.
+    ValueError
+        If ``epsilon`` is not a single finite number > 0, or is below 2^-29.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.baselines.discrete_laplace_parameter(1.0)
+    (1, 2)
     """
     eps = scalar_epsilon(epsilon)
     half = Fraction(eps) / 2
@@ -155,6 +178,31 @@ def geometric_ratio(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     ``geometric_counts`` samples with beta = exp(-s/t), ``discrete_laplace_parameter``,
     which is this ratio up to a relative 2^-30/epsilon (on the safe side).
     Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter, one finite number > 0.
+    sensitivity : float, optional
+        The L1 sensitivity, one finite number > 0 (default ``L1_SENSITIVITY`` = 2).
+
+    Returns
+    -------
+    float
+        The ratio beta = exp(-epsilon/sensitivity), in (0, 1].
+
+    Raises
+    ------
+    TypeError
+        If an argument is a bool, text or not a real number.
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a single finite number > 0.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> round(dm.baselines.geometric_ratio(2.0), 4)
+    0.3679
     """
     return float(np.exp(-scalar_epsilon(epsilon) / _checks.positive_scalar("sensitivity", sensitivity)))
 
@@ -171,6 +219,42 @@ def geometric_counts(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     possible from every input).  Returns floats holding whole numbers.  A baseline for
     Algorithm 1 (paper, Section 1); ``rng=None`` uses fresh OS entropy (a seed is for
     teaching and testing only).  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., n)
+        Category counts: whole numbers >= 0, n >= 2, each vector holding at least one record.
+    epsilon : float
+        The privacy parameter, one finite number >= 2^-29 (noise ratio from
+        ``discrete_laplace_parameter``).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + counts.shape``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The noisy counts (floats holding whole numbers, possibly negative), of shape
+        ``size + counts.shape``.
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` or ``epsilon`` is not real numbers, ``rng`` is a bool or of an
+        unsupported type, or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` has negative, non-whole or non-finite entries, fewer than 2
+        categories or a vector summing to 0; if ``epsilon`` is not a single number > 0
+        or is below 2^-29; if an int ``rng`` is negative, or ``size`` is negative or too
+        large.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> y = dm.baselines.geometric_counts([5, 3, 2], 1.0, rng=0, size=4)
+    >>> y.shape, bool((y == y.round()).all())
+    ((4, 3), True)
     """
     c = _checks.counts_array("counts", counts)
     s, t = discrete_laplace_parameter(epsilon)
@@ -187,6 +271,41 @@ def geometric_clip(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     A baseline for Algorithm 1 (paper, Section 1); the clip is post-processing of an
     integer vector, so the release keeps the guarantee.  ``rng=None`` uses fresh OS
     entropy.  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., n)
+        Category counts: whole numbers >= 0, n >= 2, each vector holding at least one record.
+    epsilon : float
+        The privacy parameter, one finite number >= 2^-29 (noise ratio from
+        ``discrete_laplace_parameter``).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + counts.shape``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Vectors on the simplex, of shape ``size + counts.shape``.
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` or ``epsilon`` is not real numbers, ``rng`` is a bool or of an
+        unsupported type, or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` has negative, non-whole or non-finite entries, fewer than 2
+        categories or a vector summing to 0; if ``epsilon`` is not a single number > 0
+        or is below 2^-29; if an int ``rng`` is negative, or ``size`` is negative or too
+        large.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> x = dm.baselines.geometric_clip([5, 3, 2], 1.0, rng=0, size=4)
+    >>> x.shape, bool(abs(x.sum(axis=-1) - 1).max() < 1e-12)
+    ((4, 3), True)
     """
     return clip_to_simplex(geometric_counts(counts, epsilon, rng=rng, size=size))
 
@@ -199,6 +318,41 @@ def geometric_project(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     and projecting are post-processing of that integer vector.  The recommended
     baseline for Algorithm 1 (paper, Section 1); ``rng=None`` uses fresh OS entropy.
     Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., n)
+        Category counts: whole numbers >= 0, n >= 2, each vector holding at least one record.
+    epsilon : float
+        The privacy parameter, one finite number >= 2^-29 (noise ratio from
+        ``discrete_laplace_parameter``).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + counts.shape``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Vectors on the simplex, of shape ``size + counts.shape``.
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` or ``epsilon`` is not real numbers, ``rng`` is a bool or of an
+        unsupported type, or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` has negative, non-whole or non-finite entries, fewer than 2
+        categories or a vector summing to 0; if ``epsilon`` is not a single number > 0
+        or is below 2^-29; if an int ``rng`` is negative, or ``size`` is negative or too
+        large.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> x = dm.baselines.geometric_project([5, 3, 2], 1.0, rng=0, size=4)
+    >>> x.shape, bool(abs(x.sum(axis=-1) - 1).max() < 1e-12)
+    ((4, 3), True)
     """
     c = _checks.counts_array("counts", counts)
     noisy = geometric_counts(c, epsilon, rng=rng, size=size)

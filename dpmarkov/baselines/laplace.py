@@ -31,6 +31,31 @@ def laplace_scale(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     <= 2/b = epsilon (Dwork et al. 2006); adjacency as in Definition 3, N public.
     The guarantee is for real-valued noise; floating-point samples do not have it
     (``laplace_float_attack``).  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter, one finite number > 0.
+    sensitivity : float, optional
+        The query's L1 sensitivity, one finite number > 0 (default ``L1_SENSITIVITY`` = 2).
+
+    Returns
+    -------
+    float
+        The Laplace scale b = sensitivity / epsilon.
+
+    Raises
+    ------
+    TypeError
+        If an argument is a bool, text or not a real number.
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a single finite number > 0.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.baselines.laplace_scale(0.5)
+    4.0
     """
     return _checks.positive_scalar("sensitivity", sensitivity) / scalar_epsilon(epsilon)
 
@@ -46,6 +71,38 @@ def laplace_counts_comparison(counts, epsilon, *, rng=None, size=None) -> np.nda
     (..., n); the result has shape ``size + counts.shape``.  The paper's Section 1
     names the Laplace mechanism as the usual alternative.
     Book: "Baselines at matched privacy" (the floating-point attack).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., n)
+        Category counts: whole numbers >= 0, n >= 2, each vector holding at least one record.
+    epsilon : float
+        The privacy parameter, one finite number > 0 (noise scale 2/epsilon).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + counts.shape``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The noisy counts (floats, possibly negative), of shape ``size + counts.shape``.
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` or ``epsilon`` is not real numbers, ``rng`` is a bool or of an
+        unsupported type, or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` has negative, non-whole or non-finite entries, fewer than 2
+        categories or a vector summing to 0; if ``epsilon`` is not a single number > 0;
+        if an int ``rng`` is negative, or ``size`` is negative or too large.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.baselines.laplace_counts_comparison([5, 3, 2], 1.0, rng=0, size=4).shape
+    (4, 3)
     """
     c = _checks.counts_array("counts", counts)
     b = laplace_scale(epsilon)
@@ -60,6 +117,39 @@ def laplace_clip_comparison(counts, epsilon, *, rng=None, size=None) -> np.ndarr
     epsilon-DP over the reals, not in floating point (``laplace_counts_comparison``);
     kept to compare accuracy with Algorithm 1 (paper, Section 1).  The safe release
     with the same accuracy is ``geometric_clip``.  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., n)
+        Category counts: whole numbers >= 0, n >= 2, each vector holding at least one record.
+    epsilon : float
+        The privacy parameter, one finite number > 0 (noise scale 2/epsilon).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + counts.shape``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Vectors on the simplex, of shape ``size + counts.shape``.
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` or ``epsilon`` is not real numbers, ``rng`` is a bool or of an
+        unsupported type, or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` has negative, non-whole or non-finite entries, fewer than 2
+        categories or a vector summing to 0; if ``epsilon`` is not a single number > 0;
+        if an int ``rng`` is negative, or ``size`` is negative or too large.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> x = dm.baselines.laplace_clip_comparison([5, 3, 2], 1.0, rng=0, size=4)
+    >>> x.shape, bool(abs(x.sum(axis=-1) - 1).max() < 1e-12)
+    ((4, 3), True)
     """
     return clip_to_simplex(laplace_counts_comparison(counts, epsilon, rng=rng, size=size))
 
@@ -71,6 +161,39 @@ def laplace_project_comparison(counts, epsilon, *, rng=None, size=None) -> np.nd
     epsilon-DP over the reals, not in floating point (``laplace_counts_comparison``);
     kept to compare accuracy with Algorithm 1 (paper, Section 1).  The safe release
     with the same accuracy is ``geometric_project``.  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., n)
+        Category counts: whole numbers >= 0, n >= 2, each vector holding at least one record.
+    epsilon : float
+        The privacy parameter, one finite number > 0 (noise scale 2/epsilon).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + counts.shape``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Vectors on the simplex, of shape ``size + counts.shape``.
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` or ``epsilon`` is not real numbers, ``rng`` is a bool or of an
+        unsupported type, or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` has negative, non-whole or non-finite entries, fewer than 2
+        categories or a vector summing to 0; if ``epsilon`` is not a single number > 0;
+        if an int ``rng`` is negative, or ``size`` is negative or too large.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> x = dm.baselines.laplace_project_comparison([5, 3, 2], 1.0, rng=0, size=4)
+    >>> x.shape, bool(abs(x.sum(axis=-1) - 1).max() < 1e-12)
+    ((4, 3), True)
     """
     c = _checks.counts_array("counts", counts)
     noisy = laplace_counts_comparison(c, epsilon, rng=rng, size=size)
@@ -146,6 +269,35 @@ def laplace_float_attack(outputs, count, epsilon):
     for numpy's sampler (the book checks the replica against ``Generator.laplace`` bit
     for bit).  Adjacency as in Definition 3 moves a count by 1.
     Book: "Baselines at matched privacy" (the floating-point attack).
+
+    Parameters
+    ----------
+    outputs : array_like of float
+        Released values y of ``laplace_counts_comparison`` (finite reals, any shape).
+    count : float
+        The candidate true count c, one finite number.
+    epsilon : float
+        The epsilon the release was made with (scale 2/epsilon), one finite number > 0.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Of ``outputs``' shape: True where no draw of numpy's sampler maps ``count`` to y.
+
+    Raises
+    ------
+    TypeError
+        If an argument is a bool, text or not real numbers.
+    ValueError
+        If ``outputs`` holds NaN or an infinity, ``count`` is not one finite number, or
+        ``epsilon`` is not a single number > 0.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> y = dm.baselines.laplace_counts_comparison([5, 3], 1.0, rng=0)
+    >>> dm.baselines.laplace_float_attack(y[0], 5, 1.0).tolist()
+    False
     """
     y = _checks.as_float_array("outputs", outputs)
     c = _checks.scalar("count", count)

@@ -29,6 +29,29 @@ def project_to_simplex(v) -> np.ndarray:
     every result lies on the simplex, e.g. for entries near 1e308.
     The simplex is Definition 1 of the paper; Section 1 mentions projection as the
     way to repair additive noise.  Book: chapter "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    v : array_like of float, shape (..., n)
+        Real, finite vectors along the last axis, n >= 1 (e.g. noisy proportions).
+
+    Returns
+    -------
+    numpy.ndarray
+        The projections, of ``v``'s shape: non-negative, each summing to 1.
+
+    Raises
+    ------
+    TypeError
+        If ``v`` is a bool, text, complex or otherwise not real numbers.
+    ValueError
+        If ``v`` is a scalar or has an empty last axis, or holds NaN or an infinity.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.baselines.project_to_simplex([0.7, 0.5, -0.2]).round(3).tolist()
+    [0.6, 0.4, 0.0]
     """
     v = _checks.as_float_array("v", v)
     if v.ndim == 0 or v.shape[-1] < 1:
@@ -55,6 +78,30 @@ def clip_to_simplex(v) -> np.ndarray:
     happens is reported in the book.  Each vector is divided by its largest entry
     before summing, so entries near 1e308 do not overflow.  The simplex is Definition 1.
     Book: chapter "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    v : array_like of float, shape (..., n)
+        Real, finite vectors along the last axis, n >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The clipped, renormalised vectors, of ``v``'s shape, each summing to 1 (the
+        uniform vector where every entry of ``v`` was <= 0).
+
+    Raises
+    ------
+    TypeError
+        If ``v`` is a bool, text, complex or otherwise not real numbers.
+    ValueError
+        If ``v`` is a scalar or has an empty last axis, or holds NaN or an infinity.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.baselines.clip_to_simplex([[3.0, -1.0, 1.0], [-2.0, -1.0, 0.0]]).round(3).tolist()
+    [[0.75, 0.0, 0.25], [0.333, 0.333, 0.333]]
     """
     v = _checks.as_float_array("v", v)
     if v.ndim == 0 or v.shape[-1] < 1:

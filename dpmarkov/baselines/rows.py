@@ -39,6 +39,53 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
     (each row's law is that of the mechanism on the row alone).  Returns
     shape ``size + (m, n)``.  ``rng=None`` uses fresh OS entropy (a seed is for
     teaching/testing only).  Book: "Baselines at matched privacy".
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (m, n)
+        The transition-count matrix: whole numbers >= 0, n >= 2, every row holding at
+        least one transition.
+    mechanism : callable
+        A release of this module taking ``(counts, *args, rng=..., size=...)`` and
+        releasing each vector of a stack independently, e.g. ``geometric_project``.
+    *args
+        The mechanism's privacy parameters, e.g. ``epsilon`` (and ``delta``).
+    support : "all" or array_like of bool, shape (m, n)
+        Keyword only, required: ``"all"`` or the public feasible transitions
+        (Assumption 6), fixed before the data are seen; it must contain every observed
+        transition.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        None (the default) draws fresh OS entropy; an int >= 0 seeds (teaching only).
+    size : None, int or tuple of int, optional
+        How many independent releases: the result has shape ``size + (m, n)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The released matrices, shape ``size + (m, n)``: each row is the mechanism's
+        output on its supported entries and 0 elsewhere.
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` is not real numbers, ``mechanism`` is not callable, ``support`` is
+        neither a string nor a boolean array, ``rng`` is a bool or of an unsupported type,
+        or ``size`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``counts`` is not a 2-D matrix of valid counts (whole, >= 0, finite, n >= 2, no
+        empty row); if ``support`` is a string other than ``"all"``, ragged, of another
+        shape than ``counts`` or misses an observed transition; if ``rng`` or ``size`` is
+        out of range; or as ``mechanism`` raises for its parameters ``args``.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> support = [[True, True, False], [False, True, True], [True, False, False]]
+    >>> x = dm.baselines.privatize_rows([[3, 1, 0], [0, 2, 2], [1, 0, 0]],
+    ...                                 dm.baselines.geometric_project, 1.0,
+    ...                                 support=support, rng=0)
+    >>> x.shape, x[2].tolist(), bool(abs(x.sum(axis=1) - 1).max() < 1e-12)
+    ((3, 3), [1.0, 0.0, 0.0], True)
     """
     c = _checks.as_float_array("counts", counts)
     if c.ndim != 2:

@@ -36,6 +36,34 @@ def load_grades(course="MATH 221", *, fold=True):
     Only ``"MATH 221"`` (UIUC Calculus I, 72 sections) is shipped; any other course
     raises ``ValueError``.  The data is read from the package itself, not from the
     internet.  Book: chapter "Case study: a course's grade distribution".
+
+    Parameters
+    ----------
+    course : str, optional
+        The course, ``"MATH 221"`` (the default and the only one shipped).
+    fold : bool, optional
+        Keyword only: fold +/- grades into A, B, C, D, F and add ``N`` (default True),
+        or return the published letter columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per section (72 for MATH 221): the information columns, then the
+        grade counts (``A, B, C, D, F, W, N`` folded; ``A+ ... F, W`` unfolded).
+
+    Raises
+    ------
+    TypeError
+        If ``fold`` is not True or False.
+    ValueError
+        If ``course`` is not the name of a shipped course.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> table = dm.datasets.load_grades()
+    >>> len(table), list(table.columns[-7:])
+    (72, ['A', 'B', 'C', 'D', 'F', 'W', 'N'])
     """
     import pandas as pd  # imported here so that ``import dpmarkov`` stays light
 

@@ -25,27 +25,48 @@ from .. import _checks
 def prepare_chain(counts, *, min_count=1, min_row=1):
     """Prune rare transitions and small states; keep the largest strongly connected part.
 
+    Transitions seen fewer than ``min_count`` times become infeasible, states with
+    fewer than ``min_row`` departures are dropped, and the largest strongly connected
+    set of states is kept, repeating until nothing changes, so the result meets
+    Assumptions 5 and 6.  Ties between strongly connected parts of the same size go to
+    the one with more records.
+    Book: chapter "Case study: NYC taxis" (our stand-in for the missing Supplement E).
+
     Parameters
     ----------
-    counts : array (n, n) of whole numbers >= 0
-        Transition counts (rows may be all zero).
-    min_count : int >= 1
-        Transitions observed fewer than ``min_count`` times become zeros
-        (infeasible).  ``1`` keeps every observed transition.
-    min_row : int >= 1
-        States with fewer than ``min_row`` departures (after pruning) are dropped.
+    counts : array_like of int, shape (n, n)
+        Transition counts: whole numbers >= 0 and <= 2^53 (rows may be all zero).
+    min_count : int, optional
+        Keyword only, a whole number >= 1 (default 1): transitions observed fewer than
+        ``min_count`` times become zeros (infeasible).  ``1`` keeps every observed
+        transition.
+    min_row : int, optional
+        Keyword only, a whole number >= 1 (default 1): states with fewer than
+        ``min_row`` departures (after pruning) are dropped.
 
     Returns
     -------
-    kept_counts : int64 array (m, m)
+    kept_counts : numpy.ndarray of int64, shape (m, m)
         The counts among the kept states; every row has >= ``min_row`` records and
         the support graph is strongly connected (Assumption 5).
-    kept : int array (m,)
+    kept : numpy.ndarray of int, shape (m,)
         Indices of the kept states in ``counts``.
 
-    Ties between strongly connected parts of the same size go to the one with
-    more records.  Raises ``ValueError`` if fewer than 2 states survive.
-    Book: chapter "Case study: NYC taxis" (our stand-in for the missing Supplement E).
+    Raises
+    ------
+    TypeError
+        If ``counts``, ``min_count`` or ``min_row`` is a bool, text or not real numbers.
+    ValueError
+        If ``counts`` is not a square matrix of finite whole numbers in [0, 2^53]; if
+        ``min_count`` or ``min_row`` is not one whole number >= 1; or if fewer than 2
+        states survive.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> kept_counts, kept = dm.datasets.prepare_chain([[5, 1, 0], [2, 3, 0], [0, 0, 4]])
+    >>> kept_counts.tolist(), kept.tolist()
+    ([[5, 1], [2, 3]], [0, 1])
     """
     arr = _checks.as_float_array("counts", counts)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:

@@ -46,6 +46,31 @@ def load_dna(organism="yersinia"):
 
     Returns ``(states, names)`` with ``names = ("a", "c", "g", "t")``.
     Book: chapter "Another chain: DNA and weather".
+
+    Parameters
+    ----------
+    organism : {"yersinia", "arabidopsis"}, optional
+        Which shipped sequence (default ``"yersinia"``).
+
+    Returns
+    -------
+    states : numpy.ndarray of int64
+        The state index (0..3) of each base, in the record's order.
+    names : tuple of str
+        ``("a", "c", "g", "t")``.
+
+    Raises
+    ------
+    ValueError
+        If ``organism`` is not one of the shipped names, or the shipped file holds a
+        letter other than a, c, g, t (a damaged file).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> states, names = dm.datasets.load_dna("yersinia")
+    >>> states.shape, names
+    ((9609,), ('a', 'c', 'g', 't'))
     """
     if not isinstance(organism, str) or organism not in _DNA_FILES:
         raise ValueError(f"organism={organism!r} must be one of {sorted(_DNA_FILES)}")
@@ -71,6 +96,25 @@ def load_weather():
     observed: a ready example of a chain where Assumptions 3 and 6 bite.
 
     Returns ``(states, names)``.  Book: chapter "Another chain: DNA and weather".
+
+    Returns
+    -------
+    states : numpy.ndarray of int64, shape (1461,)
+        The state index (0..4) of each day, in date order.
+    names : tuple of str
+        ``("sun", "fog", "drizzle", "rain", "snow")``.
+
+    Raises
+    ------
+    ValueError
+        If the shipped table holds a weather name outside ``names`` (a damaged file).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> states, names = dm.datasets.load_weather()
+    >>> states.shape, int((states == names.index("snow")).sum())
+    ((1461,), 23)
     """
     with resources.as_file(_DATA / "seattle_weather.csv") as path:
         table = pd.read_csv(path)

@@ -72,19 +72,26 @@ def _chunk(rng, size: int, cells: np.ndarray, p: np.ndarray, n: int, ids: np.nda
 def write_synthetic_trips(path, trips, *, missing=0.0, rng=None) -> Path:
     """Write a synthetic month of TLC trip records (2024 yellow-taxi layout) to ``path``.
 
+    Each trip's (pickup, drop-off) pair is drawn from the shipped samples' trips over
+    all zones (``load_taxi_counts(None)``); the other columns hold plausible values of
+    the TLC's types.  The file feeds ``count_trips`` and ``trip_counts_from_file``, the
+    counters of eq. (4)'s count matrix, without a download.
+    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
+
     Parameters
     ----------
     path : str or pathlib.Path
         The file to write: parquet for ``.parquet`` / ``.pq``, otherwise CSV, gzipped
-        for ``.gz``.  An existing file is replaced.
+        for ``.gz``.  Its folder must exist; an existing file is replaced.
     trips : int
-        Rows (trips) to write, >= 1; written in chunks of ``CHUNK`` rows, so memory
-        stays bounded however many.
-    missing : float
-        Probability that a trip's pickup id, and independently its drop-off id, is
-        missing (null), as in some TLC files; default 0.
-    rng : None, int, SeedSequence or numpy.random.Generator
-        The randomness; ``None`` is fresh OS entropy, a seed makes the file reproducible.
+        Rows (trips) to write, an int in [1, 10^9]; written in chunks of ``CHUNK``
+        rows, so memory stays bounded however many.
+    missing : float, optional
+        Keyword only: probability in [0, 1] that a trip's pickup id, and independently
+        its drop-off id, is missing (null), as in some TLC files; default 0.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Keyword only: ``None`` (default) is fresh OS entropy, a seed makes the file
+        reproducible.
 
     Returns
     -------
@@ -93,18 +100,24 @@ def write_synthetic_trips(path, trips, *, missing=0.0, rng=None) -> Path:
 
     Raises
     ------
-    TypeError, ValueError
-        For a bad path, number of trips, ``missing`` or ``rng``.
+    TypeError
+        If ``path`` is not a str or pathlib.Path, ``trips`` is not an int (a bool,
+        float or text), ``missing`` is not a number, or ``rng`` is a bool or of an
+        unsupported type.
+    ValueError
+        If ``path``'s folder does not exist or ``path`` is a folder, ``trips`` is
+        outside [1, 10^9], ``missing`` is outside [0, 1], or an int ``rng`` is negative.
 
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from dpmarkov.datasets import count_trips
-    >>> f = write_synthetic_trips(pathlib.Path(tempfile.mkdtemp()) / "m.parquet", 1000, rng=1)
-    >>> count_trips(f, borough=None).trips_counted
-    1000
-
-    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
+    >>> import dpmarkov as dm
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = dm.datasets.write_synthetic_trips(pathlib.Path(folder) / "m.parquet",
+    ...                                              1000, rng=1)
+    ...     r = dm.datasets.count_trips(path, borough=None)
+    >>> path.name, r.trips_counted
+    ('m.parquet', 1000)
     """
     import pyarrow as pa
     import pyarrow.csv as pacsv

@@ -110,7 +110,19 @@ def _trips(name: str, value, size: int) -> np.ndarray:
 def load_taxi_zones() -> pd.DataFrame:
     """The TLC taxi zone table: ``LocationID, Borough, Zone, service_zone`` (265 rows).
 
-    Book: chapter "Case study: NYC taxis".
+    The states of the taxi chain (Section 6.2 of the paper): zone i of a borough is
+    state i once sorted by LocationID.  Book: chapter "Case study: NYC taxis".
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per TLC zone, columns ``LocationID, Borough, Zone, service_zone``.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> dm.datasets.load_taxi_zones().shape
+    (265, 4)
     """
     with resources.as_file(_DATA / "taxi_zone_lookup.csv") as path:
         return pd.read_csv(path)
@@ -156,30 +168,54 @@ def _borough_zones(borough, zones: pd.DataFrame) -> pd.DataFrame:
 def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=None):
     """Count matrix of trips from pickup zone to drop-off zone (eq. (4) before normalising).
 
+    Every id must be in the zone table: a silent drop would change the chain.  Zones of
+    the borough with no trip keep their (zero) row and column, so the shape is fixed by
+    the zone table.  Book: chapter "Case study: NYC taxis".
+
     Parameters
     ----------
-    pickup, dropoff : array-like of zone ids (TLC ``LocationID``), one per trip.
-    weights : array-like, optional
-        Trips per (pickup, dropoff) pair when the input is already aggregated;
-        whole numbers >= 0.  Default: one trip per entry.
-    borough : str or None
-        Keep only trips that start *and* end in this borough (the chain's state
-        space is the borough's zones).  ``None`` keeps all zones of the table.
-    zones : DataFrame, path or None
-        The zone table; default the shipped TLC table (``load_taxi_zones``).
+    pickup, dropoff : array_like of int
+        Zone ids (TLC ``LocationID``), one per trip, of equal lengths: whole numbers
+        present in the zone table (no missing id).
+    weights : array_like of int, optional
+        Keyword only: trips per (pickup, dropoff) pair when the input is already
+        aggregated; whole numbers in [0, 2^53], one per entry.  Default: one trip per
+        entry.
+    borough : str or None, optional
+        Keyword only: keep only trips that start *and* end in this borough (the chain's
+        state space is the borough's zones; default ``"Manhattan"``).  ``None`` keeps
+        all zones of the table.
+    zones : pandas.DataFrame, str, pathlib.Path or None, optional
+        Keyword only: the zone table (columns ``LocationID, Borough, Zone``, unique
+        whole ids) or a path to it; default the shipped TLC table
+        (``load_taxi_zones``).
 
     Returns
     -------
-    counts : int64 array (n, n)
+    counts : numpy.ndarray of int64, shape (n, n)
         ``counts[i, j]`` = trips from zone ``zones_out.LocationID[i]`` to zone
-        ``zones_out.LocationID[j]``.  Zones of the borough with no trip keep their
-        (zero) row and column, so the shape is fixed by the zone table.
-    zones_out : DataFrame
+        ``zones_out.LocationID[j]``.
+    zones_out : pandas.DataFrame
         The zone table restricted to the borough, sorted by LocationID; row i is state i.
 
-    Raises ``ValueError`` for missing or non-integer ids and for ids that are not
-    in the zone table (a silent drop would change the chain).
-    Book: chapter "Case study: NYC taxis".
+    Raises
+    ------
+    TypeError
+        If ids are text, booleans or not numbers, ``borough`` is neither a string nor
+        None, or ``zones`` is neither None, a DataFrame nor a path.
+    ValueError
+        If an id is missing, not a whole number or not in the zone table; if
+        ``pickup`` and ``dropoff`` differ in length; if ``weights`` are not whole
+        numbers in [0, 2^53] (one per trip) or a pair sums above 2^53; if ``borough``
+        is not in the table; or if ``zones`` lacks a column, repeats an id or cannot be
+        read.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> counts, zones = dm.datasets.trip_counts([237, 236, 132], [236, 237, 138])
+    >>> counts.shape, int(counts.sum()), len(zones)
+    ((69, 69), 2, 69)
     """
     table = _zone_table(zones)
     states = _borough_zones(borough, table)
@@ -228,9 +264,38 @@ def load_taxi_counts(borough="Manhattan", *, years=None):
     ``years`` (an int or a list of 2018, 2019, 2020) keeps those years only.
     For Manhattan (69 zones; 301,456 trips over all years) the result is the
     69 x 69 count matrix; zones without a trip keep zero rows.
-
-    Returns ``(counts, zones)`` as ``trip_counts`` does.
     Book: chapter "Case study: NYC taxis" (Section 6.2 of the paper).
+
+    Parameters
+    ----------
+    borough : str or None, optional
+        The chain's zones: a borough of the TLC zone table (default ``"Manhattan"``),
+        or ``None`` for all 265 zones.
+    years : int, list of int, tuple of int or None, optional
+        Keyword only: the years to keep, among 2018, 2019 and 2020 (default all).
+
+    Returns
+    -------
+    counts : numpy.ndarray of int64, shape (n, n)
+        The trip counts between the borough's zones, as ``trip_counts`` returns.
+    zones : pandas.DataFrame
+        The borough's zones, sorted by LocationID; row i is state i.
+
+    Raises
+    ------
+    TypeError
+        If a year is not an int (a bool, float or text), or ``borough`` is neither a
+        string nor None.
+    ValueError
+        If ``years`` is empty or names a year not shipped, or ``borough`` is not in the
+        zone table.
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> counts, zones = dm.datasets.load_taxi_counts("Manhattan", years=2020)
+    >>> counts.shape, int(counts.sum())
+    ((69, 69), 99475)
     """
     with resources.as_file(_DATA / "taxi_trip_counts.csv") as path:
         table = pd.read_csv(path)
@@ -258,6 +323,33 @@ class TripCounts(NamedTuple):
     ``trips_outside`` start or end in a zone of the table outside the chain's zones
     (another borough) and ``trips_missing`` lack a pickup or drop-off zone id.
     ``files`` names the files read, in order (empty when the input was not files).
+
+    The counts are eq. (4)'s count matrix before normalising.  Book: chapter "Case study:
+    NYC taxis" (section "From a month to the whole history").
+
+    Attributes
+    ----------
+    counts : numpy.ndarray of int64, shape (n, n)
+        Trips from state i to state j.
+    zones : pandas.DataFrame
+        The chain's zones, sorted by LocationID; row i is state i.
+    trips_read : int
+        Every trip read.
+    trips_counted : int
+        The trips in ``counts``.
+    trips_outside : int
+        Trips starting or ending in a zone outside the chain's zones.
+    trips_missing : int
+        Trips without a pickup or drop-off zone id.
+    files : tuple of str
+        The files read, in order (empty when the input was not files).
+
+    Examples
+    --------
+    >>> import dpmarkov as dm
+    >>> r = dm.datasets.count_pairs([237, 132, None], [236, 138, 4], [5, 1, 3])
+    >>> r.trips_read == r.trips_counted + r.trips_outside + r.trips_missing, r.files
+    (True, ())
     """
 
     counts: np.ndarray
@@ -280,16 +372,21 @@ def count_pairs(pickup, dropoff, trips, *, borough="Manhattan", zones=None) -> T
     pairs into the chain's count matrix (eq. (4) before normalising) with the checks of
     ``trip_counts``.
 
+    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
+
     Parameters
     ----------
-    pickup, dropoff : array-like
-        Zone ids of each pair (TLC ``LocationID``); a missing id is ``None`` or NaN.
-    trips : array-like
-        Trips of each pair: whole numbers >= 0, at most 2**53 a pair.
-    borough : str or None
-        The chain's zones, as for ``trip_counts`` (``None``: every zone of the table).
-    zones : DataFrame, path or None
-        The zone table; default the shipped TLC table (``load_taxi_zones``).
+    pickup, dropoff : array_like
+        Zone ids of each pair (TLC ``LocationID``), of equal lengths; a missing id is
+        ``None``, ``pandas.NA`` or NaN.
+    trips : array_like of int
+        Trips of each pair: whole numbers >= 0, at most 2^53 a pair.
+    borough : str or None, optional
+        Keyword only: the chain's zones, as for ``trip_counts`` (default
+        ``"Manhattan"``; ``None``: every zone of the table).
+    zones : pandas.DataFrame, str, pathlib.Path or None, optional
+        Keyword only: the zone table; default the shipped TLC table
+        (``load_taxi_zones``).
 
     Returns
     -------
@@ -299,19 +396,19 @@ def count_pairs(pickup, dropoff, trips, *, borough="Manhattan", zones=None) -> T
 
     Raises
     ------
+    TypeError
+        For text or boolean ids, or ``borough``/``zones`` of a wrong type (as
+        ``trip_counts``).
     ValueError
         For an id that is not a whole number or not in the zone table (a wrong zone
         table must not drop trips silently), unequal lengths, or bad trip numbers.
-    TypeError
-        For text or boolean ids.
 
     Examples
     --------
-    >>> r = count_pairs([237, 237, 132, None], [236, 48, 138, 4], [5, 2, 1, 3])
+    >>> import dpmarkov as dm
+    >>> r = dm.datasets.count_pairs([237, 237, 132, None], [236, 48, 138, 4], [5, 2, 1, 3])
     >>> int(r.trips_counted), int(r.trips_outside), int(r.trips_missing)
     (7, 1, 3)
-
-    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
     """
     ids = {name: _zone_ids(name, value) for name, value in (("pickup", pickup),
                                                             ("dropoff", dropoff))}

@@ -184,6 +184,7 @@ def count_trips(source, *, borough="Manhattan", zones=None, weights=None,
     (eq. (4) before normalising) and the sums over the files are returned.  A year of
     months (or the TLC's whole history) counts in one call: memory is that of one
     file's pair table (at most one row per pair of zone ids), whatever the number of trips.
+    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
 
     Parameters
     ----------
@@ -193,16 +194,19 @@ def count_trips(source, *, borough="Manhattan", zones=None, weights=None,
         and ``.pq``, otherwise CSV (compressed files such as ``.csv.gz`` are read as
         they are).  Columns ``PULocationID`` / ``DOLocationID`` (TLC layout) or
         ``pickup_location_id`` / ``dropoff_location_id``, any letter case.
-    borough : str or None
-        Keep only trips that start and end in this borough's zones (``None``: every
-        zone of the table); the others are counted in ``trips_outside``.
-    zones : DataFrame, path or None
-        The zone table; default the shipped TLC table (``load_taxi_zones``).
-    weights : str or None
-        A column holding trips per row (for files of already aggregated pairs, such as
-        the shipped samples); ``None``: one trip per row.
-    progress : bool or None
-        Draw a progress bar over the files on stderr; ``None`` (default): when there
+    borough : str or None, optional
+        Keyword only: keep only trips that start and end in this borough's zones
+        (default ``"Manhattan"``; ``None``: every zone of the table); the others are
+        counted in ``trips_outside``.
+    zones : pandas.DataFrame, str, pathlib.Path or None, optional
+        Keyword only: the zone table; default the shipped TLC table
+        (``load_taxi_zones``).
+    weights : str or None, optional
+        Keyword only: a numeric column holding trips per row (for files of already
+        aggregated pairs, such as the shipped samples), present for every row;
+        ``None`` (default): one trip per row.
+    progress : bool or None, optional
+        Keyword only: draw a progress bar over the files on stderr; ``None`` (default): when there
         are several files and stderr is a terminal.
 
     Returns
@@ -213,22 +217,31 @@ def count_trips(source, *, borough="Manhattan", zones=None, weights=None,
 
     Raises
     ------
+    TypeError
+        If ``source`` is not a path, a pattern or a non-empty list of them, ``weights``
+        is neither None nor a string, ``progress`` is neither None nor a bool, or
+        ``borough``/``zones`` has a wrong type (as ``trip_counts``); naming the file
+        and the column, for ids or weights stored as text.
     ValueError
         Naming the file: a pattern that matches nothing, a path that is no file, a
         file DuckDB cannot read (corrupt, truncated, not the format of its suffix),
-        missing id columns, ids that are not whole numbers or not in the zone table.
-    TypeError
-        Naming the file and the column: ids stored as text.
+        missing id or weight columns, missing weights, ids that are not whole numbers
+        or not in the zone table; or a ``borough``/``zones`` that ``trip_counts``
+        refuses.
 
     Examples
     --------
-    A downloaded year of TLC months (not shipped, hence skipped as a doctest):
+    A synthetic month in the TLC layout (``write_synthetic_trips``), so nothing is
+    downloaded; a real year is ``count_trips("tlc/yellow_tripdata_2024-*.parquet")``:
 
-    >>> r = count_trips("tlc/yellow_tripdata_2024-*.parquet")  # doctest: +SKIP
-    >>> r.counts.shape, len(r.files)  # doctest: +SKIP
-    ((69, 69), 12)
-
-    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
+    >>> import pathlib, tempfile
+    >>> import dpmarkov as dm
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "month.parquet"
+    ...     _ = dm.datasets.write_synthetic_trips(path, 1000, rng=1)
+    ...     r = dm.datasets.count_trips(path)
+    >>> r.counts.shape, r.trips_read, r.trips_counted + r.trips_outside + r.trips_missing
+    ((69, 69), 1000, 1000)
     """
     return _count(_files(source, "source"), borough, zones, weights, progress)
 
@@ -245,6 +258,45 @@ def trip_counts_from_file(path, *, borough="Manhattan", zones=None):
     ``(counts, zones)`` as ``trip_counts`` does.  Download the month from the TLC
     trip-record page and pass its path; the zone table defaults to the shipped one.
     Book: chapter "Case study: NYC taxis".
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        One trip-record file (parquet or CSV, as above).
+    borough : str or None, optional
+        Keyword only: the chain's zones, as for ``trip_counts`` (default
+        ``"Manhattan"``; ``None``: every zone of the table).
+    zones : pandas.DataFrame, str, pathlib.Path or None, optional
+        Keyword only: the zone table; default the shipped TLC table
+        (``load_taxi_zones``).
+
+    Returns
+    -------
+    counts : numpy.ndarray of int64, shape (n, n)
+        Trips from zone ``zones.LocationID[i]`` to zone ``zones.LocationID[j]``.
+    zones : pandas.DataFrame
+        The borough's zones, sorted by LocationID; row i is state i.
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is not a str or pathlib.Path, ``borough``/``zones`` has a wrong
+        type, or the file's ids are stored as text.
+    ValueError
+        If ``path`` is not a file or cannot be read, lacks the id columns, or holds a
+        trip without a zone id or an id that is not a whole number or not in the zone
+        table.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import dpmarkov as dm
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "month.csv.gz"
+    ...     _ = dm.datasets.write_synthetic_trips(path, 500, rng=2)
+    ...     counts, zones = dm.datasets.trip_counts_from_file(path)
+    >>> counts.shape, len(zones), int(counts.sum()) <= 500
+    ((69, 69), 69, True)
     """
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path={_checks.show(path)} must be a path (str or pathlib.Path)")

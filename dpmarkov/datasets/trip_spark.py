@@ -28,6 +28,7 @@ def count_trips_spark(frame, *, borough="Manhattan", zones=None, weights=None) -
     ``weights`` column); only that pair table is collected, and ``count_pairs`` makes
     the chain's counts (eq. (4) before normalising).  Equal to ``count_trips`` on the
     same trips, file for file (a test compares the two in Spark's local mode).
+    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
 
     Parameters
     ----------
@@ -35,9 +36,15 @@ def count_trips_spark(frame, *, borough="Manhattan", zones=None, weights=None) -
         One row per trip, with ``PULocationID`` / ``DOLocationID`` (TLC layout) or
         ``pickup_location_id`` / ``dropoff_location_id``, any letter case; e.g.
         ``spark.read.parquet("s3a://.../yellow_tripdata_2024-*.parquet")``.
-    borough, zones, weights
-        As for ``count_trips``: the chain's borough (``None``: every zone), the zone
-        table (default the shipped one), a column of trips per row (``None``: one a row).
+    borough : str or None, optional
+        Keyword only: the chain's zones, as for ``count_trips`` (default
+        ``"Manhattan"``; ``None``: every zone of the table).
+    zones : pandas.DataFrame, str, pathlib.Path or None, optional
+        Keyword only: the zone table; default the shipped TLC table
+        (``load_taxi_zones``).
+    weights : str or None, optional
+        Keyword only: a numeric column of trips per row, present for every row;
+        ``None`` (default): one trip a row.
 
     Returns
     -------
@@ -47,22 +54,23 @@ def count_trips_spark(frame, *, borough="Manhattan", zones=None, weights=None) -
     Raises
     ------
     TypeError
-        For a ``frame`` that is no Spark DataFrame, or id columns holding text.
+        For a ``frame`` that is no Spark DataFrame, ``weights`` neither None nor a
+        string, id or weight columns holding text, or ``borough``/``zones`` of a wrong
+        type (as ``count_pairs``).
     ValueError
-        For missing id columns, and for ids that are not whole numbers or not in the
-        zone table (as ``count_pairs``).
+        For missing id or weight columns, missing weights, and for ids that are not
+        whole numbers or not in the zone table (as ``count_pairs``).
 
     Examples
     --------
-    With pyspark installed and a TLC month at hand (hence skipped as a doctest):
+    Skipped as a doctest: it needs pyspark, Java 17+ and a Spark session.
 
+    >>> import dpmarkov as dm
     >>> from pyspark.sql import SparkSession  # doctest: +SKIP
     >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
     >>> frame = spark.read.parquet("yellow_tripdata_2024-01.parquet")  # doctest: +SKIP
-    >>> count_trips_spark(frame).counts.shape  # doctest: +SKIP
+    >>> dm.datasets.count_trips_spark(frame).counts.shape  # doctest: +SKIP
     (69, 69)
-
-    Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
     """
     if not type(frame).__module__.startswith("pyspark.sql"):    # pyspark may be absent
         raise TypeError(f"frame (a {type(frame).__module__}.{type(frame).__qualname__}) "
