@@ -234,6 +234,8 @@ def numpy_laplace_noise(k, scale) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from dpmarkov.baselines import numpy_laplace_noise
     >>> raw = np.random.default_rng(0).bit_generator.random_raw(5) >> np.uint64(11)
     >>> z = numpy_laplace_noise(raw.astype(np.int64), 10.0)
     >>> bool(np.array_equal(z, np.random.default_rng(0).laplace(0.0, 10.0, size=5)))
