@@ -327,22 +327,10 @@ class TripCounts(NamedTuple):
     The counts are eq. (4)'s count matrix before normalising.  Book: chapter "Case study:
     NYC taxis" (section "From a month to the whole history").
 
-    Attributes
-    ----------
-    counts : numpy.ndarray of int64, shape (n, n)
-        Trips from state i to state j.
-    zones : pandas.DataFrame
-        The chain's zones, sorted by LocationID; row i is state i.
-    trips_read : int
-        Every trip read.
-    trips_counted : int
-        The trips in ``counts``.
-    trips_outside : int
-        Trips starting or ending in a zone outside the chain's zones.
-    trips_missing : int
-        Trips without a pickup or drop-off zone id.
-    files : tuple of str
-        The files read, in order (empty when the input was not files).
+    The fields, in order: ``counts`` (trips from state i to state j, int64, shape (n, n)),
+    ``zones`` (the chain's zones sorted by LocationID, row i is state i), ``trips_read``,
+    ``trips_counted``, ``trips_outside``, ``trips_missing`` (ints) and ``files`` (a tuple of
+    file names).
 
     Examples
     --------
