@@ -14,8 +14,9 @@ from pathlib import Path
 import ruff  # noqa: F401  (the formatter; its import keeps this file out of test-oldest)
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Visible code lines over 88 columns that the formatter cannot split (strings, comments).
-LONG_LINES_TODAY = 208
+#: Visible code lines (not in cells whose input is removed) over 88 columns that the
+#: formatter cannot split (strings, comments).
+LONG_LINES_TODAY = 194
 
 
 def test_notebooks_are_formatted():
@@ -28,7 +29,9 @@ def test_long_lines_do_not_grow():
     long_lines = []
     for path in sorted((ROOT / "book").glob("*.ipynb")):
         for cell in json.loads(path.read_text())["cells"]:
-            if cell["cell_type"] == "code" and "remove-cell" not in cell["metadata"].get("tags", []):
+            if cell["cell_type"] == "code" and not {"remove-cell", "remove-input"} & set(
+                cell["metadata"].get("tags", [])
+            ):
                 long_lines += [f"{path.stem}: {line}" for line in "".join(cell["source"]).splitlines()
                                if len(line) > 88]
     assert len(long_lines) <= LONG_LINES_TODAY, "\n".join(long_lines)

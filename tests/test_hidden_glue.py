@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 HIDDEN = {"remove-input", "hide-input", "remove-cell"}
 #: glue calls still in visible code cells (3 December 2026; there were 244 in 79 cells)
-VISIBLE_GLUE_TODAY = 8
+VISIBLE_GLUE_TODAY = 0
 
 
 def visible_glue_calls():
