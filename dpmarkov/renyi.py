@@ -331,9 +331,9 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
     ValueError
         If ``conversion`` is not one of the two names, some alpha <= 1, ``alpha`` and
         ``rdp`` are not 1-d of the same length, ``rdp`` has a NaN or a negative entry
-        or is not numeric, or ``delta`` is not in (0, 1).
+        or is not rectangular, or ``delta`` is not in (0, 1).
     TypeError
-        If ``alpha`` or ``delta`` is not a real number (a bool, text).
+        If ``alpha``, ``rdp`` or ``delta`` is not a real number (a bool, text).
 
     Examples
     --------
@@ -346,11 +346,7 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
     """
     conversion = _checks.choice("conversion", conversion, ("improved", "classic"))
     alpha = _orders(alpha)
-    try:                                   # inf is allowed here, so not as_float_array
-        r = np.asarray(rdp, dtype=float)
-    except (TypeError, ValueError) as err:  # text, ragged lists: the message differs by numpy
-        raise ValueError(f"rdp={_checks.show(rdp)} must be an array of numbers >= 0 "
-                         f"(inf allowed): {err}") from err
+    r = _checks.real_float_array("rdp", rdp)    # inf is allowed here, so not as_float_array
     if r.shape != alpha.shape or alpha.ndim != 1:
         raise ValueError(f"alpha (shape {alpha.shape}) and rdp (shape {r.shape}) must be "
                          "1-d arrays of the same length")

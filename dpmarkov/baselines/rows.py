@@ -99,15 +99,7 @@ def privatize_rows(counts, mechanism, *args, support, rng=None, size=None) -> np
                              "of public feasible transitions fixed before seeing the data")
         mask = np.ones(c.shape, bool)
     else:
-        try:                                   # ragged lists: numpy's message differs by version
-            mask = np.asarray(support)
-        except ValueError as err:
-            raise ValueError(f"support={support!r} must be 'all' or a rectangular boolean "
-                             f"array: {err}") from err
-        if mask.dtype != bool:
-            raise TypeError(f"support of dtype {mask.dtype} must be 'all' or a boolean array")
-        if mask.shape != c.shape:
-            raise ValueError(f"support has shape {mask.shape}: it must match counts {c.shape}")
+        mask = _checks.bool_matrix("support", support, c.shape)
         outside = (c > 0) & ~mask
         if np.any(outside):
             i, j = (int(x) for x in np.argwhere(outside)[0])
