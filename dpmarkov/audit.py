@@ -409,7 +409,8 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
         Samples per input in EACH half (so 2 * samples draws per input), a whole number
         >= 100 (default 100000); samples times n at most ``MAX_WORK``.
     alpha : float, optional, keyword only
-        One-sided error probability of the lower bound, 0 < alpha < 1 (default 1e-3;
+        One-sided error probability of the lower bound, 0 < alpha < 1 (the book writes it
+        beta, chapter "Notation"; default 1e-3;
         shared by the sets tested, Bonferroni, each split equally between its two
         Clopper-Pearson bounds).
     statistic : callable, optional, keyword only

@@ -240,6 +240,29 @@ def test_expected_l1_tv_match_monte_carlo_and_bound():
             assert dm.expected_tv(Ci, kk) <= dm.expected_tv_bound(kk, 5)
 
 
+def test_expected_tv_bound_is_tight_at_the_uniform_vector_for_large_k():
+    """The C-free bound sqrt((n-1)/(k+1))/2 loses only the normal law's MAD/sd factor.
+
+    At the uniform vector Cauchy-Schwarz is an equality, and each coordinate is nearly
+    normal for large k, where E|X - m| / sd -> sqrt(2/pi) (Jensen's only loss).  mpmath
+    puts the ratio at sqrt(2/pi) (1 + 1/(16k) + O(k^-2)) (the O(1/k) coefficient is 0.0625
+    at k = 1e8, 0.0613 at k = 200), so it must lie in sqrt(2/pi) [1, 1 + 1/(8k)].  The
+    expected_kl chapter asserts the same tightness (ratio > 0.79 at k = 1e4).  A looser
+    bound fails: sqrt(n/(k+1))/2 gives sqrt(2/pi) sqrt(4/5), and sqrt((n-1)/k)/2 (k for
+    k + 1) puts the ratio below sqrt(2/pi) (1 - 1/(2k) + 1/(16k)).
+    """
+    uniform = np.full(5, 0.2)
+    for k in (200.0, 1e4, 1e6):
+        ratio = dm.expected_tv(uniform, k) / dm.expected_tv_bound(k, 5) / np.sqrt(2 / np.pi)
+        assert 1 <= ratio <= 1 + 1 / (8 * k), (k, ratio)
+    # and the bound holds at every k, with the uniform vector the worst of 2,001 vectors
+    rng = np.random.default_rng(4)
+    Cs = np.vstack([rng.dirichlet(np.ones(5), size=2000), uniform])
+    for k in (0.5, 5.0, 20.6, 200.0):
+        r = dm.expected_tv(Cs, k) / dm.expected_tv_bound(k, 5)
+        assert r.max() <= 1 and np.argmax(r) == len(r) - 1
+
+
 def test_tail_bounds_hold_by_monte_carlo():
     counts, k = np.array([8, 30, 32, 20, 8]), 40.0
     C = dm.count_vector(counts)

@@ -200,6 +200,38 @@ def _randomized_response(eps):
     return mech
 
 
+def _flag_mechanism(phi, base):
+    """Outputs a flag with probability phi on ``base`` and never on any other input: the
+    whole violation of (0, 0)-DP, H_0 = phi, sits on one rare output."""
+    def mech(counts, size, gen):
+        flag = gen.random(size) < phi if np.array_equal(counts, base) else np.zeros(size, bool)
+        return np.column_stack([flag, ~flag, np.zeros(size, bool)]).astype(float)
+    return mech
+
+
+def test_detection_floor_of_a_rare_violation():
+    """The audit's resolution (privacy_audit chapter, "detection floor").
+
+    With M held-out samples and no hit under D', the upper Clopper-Pearson limit is
+    q_+ = 1 - (alpha/2)^(1/M) (the floor) however small Q(T) is, so the bound is at most
+    p_- - floor.  Here (one tested set, M = 20,000) the lower limit first exceeds the floor
+    at 19 hits: a violation phi = floor/2 (3.8 expected hits; P(Poisson(3.8) >= 19) < 1e-7)
+    is not refuted, and one of 5 floors (38 expected hits; P(Poisson(38) < 19) < 3e-4) is.
+    The result records one tested set at level alpha, so the floor is the one above.
+    """
+    base, adj, M, alpha = np.array([2.0, 1, 1]), np.array([1.0, 2, 1]), 20_000, 1e-3
+    floor = 1 - (alpha / 2) ** (1 / M)
+    assert stats.beta.ppf(1 - alpha / 2, 1, M) == pytest.approx(floor, rel=1e-9)
+    refuted = {}
+    for phi in (0.5 * floor, 5 * floor):
+        r = audit_hockey_stick(base, adj, 0.0, mechanism=_flag_mechanism(phi, base), samples=M,
+                               alpha=alpha, statistic=lambda x: x[:, 0],
+                               rng=np.random.default_rng(61))
+        assert r.tests == 1 and r.lower_bound <= phi   # valid (prop-audit-lower-bound)
+        refuted[phi] = r.refutes(0.0)
+    assert refuted == {0.5 * floor: False, 5 * floor: True}
+
+
 def test_false_refutations_stay_below_alpha():
     # Correct mechanisms audited at their exact (eps, delta): a refutation is false.
     # Randomized response is tight (H_eps = 0 on the set {(1, 0)}, which every family

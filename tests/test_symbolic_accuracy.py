@@ -17,7 +17,7 @@ from dpmarkov.verify import symbolic_accuracy as S
 def test_gamma_mgf_and_sum_of_gammas():
     assert sp.simplify(S.gamma_mgf() - (1 - S.t) ** (-S.a)) == 0
     # the shape of a sum of n independent Gamma variables, n symbolic
-    assert S.gamma_sum_shape() == sp.Sum(S.alpha[S.j], (S.j, 1, S.n))
+    assert S.gamma_sum_shape() == sp.Sum(S.a_[S.j], (S.j, 1, S.n))
 
 
 def test_beta_marginal_and_normaliser():

@@ -172,7 +172,8 @@ def geometric_ratio(epsilon, sensitivity=L1_SENSITIVITY) -> float:
     """beta = exp(-epsilon/sensitivity) of the two-sided geometric (discrete Laplace) mechanism.
 
     P(xi = t) = (1 - beta)/(1 + beta) * beta^|t| on the integers (Ghosh, Roughgarden
-    & Sundararajan 2012; the book writes beta, since alpha is the Dirichlet parameter).
+    & Sundararajan 2012, who call it alpha; the book writes it out as e^(-epsilon/2), since its
+    alpha is the Renyi order and its beta the audit's error probability).
     A +1/-1 move of two counts changes the log probability by at
     most 2*log(1/beta) = epsilon: pure epsilon-DP under the adjacency of Definition 3.
     ``geometric_counts`` samples with beta = exp(-s/t), ``discrete_laplace_parameter``,

@@ -2,18 +2,18 @@
 
 The derivation has four steps, each a SymPy computation (no step is typed in as a result):
 
-1. ``gamma_sum_shape``: the sum of independent Gamma(alpha_j, 1) variables, j = 1..n with n
-   symbolic, is Gamma(sum_j alpha_j, 1) (the log of the product of their moment generating
+1. ``gamma_sum_shape``: the sum of independent Gamma(a_j, 1) variables, j = 1..n with n
+   symbolic, is Gamma(sum_j a_j, 1) (the log of the product of their moment generating
    functions, each obtained by integrating the Gamma density).
 2. ``beta_marginal``: if U ~ Gamma(a), V ~ Gamma(b) are independent, X = U / (U + V) has the density
    x^(a-1) (1-x)^(b-1) Gamma(a+b) / (Gamma(a) Gamma(b)) (change of variables, integrate out U + V).
    With step 1 (V = the sum of the other coordinates' Gamma variables), the coordinate X_i of
-   Dir(alpha) is Beta(alpha_i, alpha_0 - alpha_i).  As a density integrates to one, the normalising
+   Dir(a) is Beta(a_i, a_0 - a_i).  As a density integrates to one, the normalising
    constant is B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b).
 3. ``beta_log_moment``: differentiating the integrand of B(a, b) under the integral gives
    E[log X] = d/da log B(a, b) = psi(a) - psi(a + b).
 4. ``expected_kl_derived``: E[KL(C || C~)] = sum_i C_i log C_i - sum_i C_i E[log C~_i] with
-   alpha_i = k C_i and alpha_0 = k sum_j C_j = k, for symbolic n: eq. (8).
+   a_i = k C_i and a_0 = k sum_j C_j = k, for symbolic n: eq. (8).
 
 ``expected_kl_value`` evaluates the derived expression with mpmath, so that tests can hold
 ``dm.expected_kl`` and ``verify.highprec.expected_kl`` to it.  Book: chapter "Expected KL divergence",
@@ -31,7 +31,7 @@ k = sp.Symbol("k", positive=True)
 c = sp.Symbol("c", positive=True)
 n = sp.Symbol("n", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
-alpha = sp.IndexedBase("alpha", positive=True)
+a_ = sp.IndexedBase("a", positive=True)  # the Dirichlet parameters a_j (book: notation)
 C = sp.IndexedBase("C", positive=True)
 
 
@@ -50,12 +50,12 @@ def gamma_mgf():
 
 @lru_cache(maxsize=None)
 def gamma_sum_shape():
-    """Shape of sum_{j=1}^n U_j, U_j ~ Gamma(alpha_j) independent, n symbolic: sum_j alpha_j.
+    """Shape of sum_{j=1}^n U_j, U_j ~ Gamma(a_j) independent, n symbolic: sum_j a_j.
 
     The log-MGF of an independent sum is the sum of the log-MGFs; it equals the log-MGF of
-    Gamma(shape) exactly when shape = sum_j alpha_j (solved for, not assumed).
+    Gamma(shape) exactly when shape = sum_j a_j (solved for, not assumed).
     """
-    log_mgf_sum = sp.expand_log(sp.Sum(sp.log(gamma_mgf().subs(a, alpha[j])), (j, 1, n)),
+    log_mgf_sum = sp.expand_log(sp.Sum(sp.log(gamma_mgf().subs(a, a_[j])), (j, 1, n)),
                                 force=True)
     shape = sp.Symbol("shape", positive=True)
     log_mgf_gamma = sp.expand_log(sp.log(gamma_mgf().subs(a, shape)), force=True)
@@ -104,13 +104,13 @@ def beta_log_moment():
 def expected_kl_derived():
     """E[KL(C || C~)] for C~ ~ Dir(k C) and symbolic n: a SymPy ``Sum`` over i = 1..n.
 
-    E[log C~_i] is ``beta_log_moment`` at a = alpha_i, a + b = alpha_0 (the Beta marginal of
+    E[log C~_i] is ``beta_log_moment`` at a = a_i, a + b = a_0 (the Beta marginal of
     step 2 with V the sum of the other coordinates, whose shape is ``gamma_sum_shape`` minus
-    alpha_i); alpha_i = k C_i, and alpha_0 = k sum_i C_i = k because C sums to one.
+    a_i); a_i = k C_i, and a_0 = k sum_i C_i = k because C sums to one.
     """
-    alpha_0 = gamma_sum_shape()                                  # sum_j alpha_j
-    e_log = beta_log_moment().subs(b, alpha_0 - a).subs(a, alpha[i])
-    e_log = e_log.subs(alpha_0, k * sp.Sum(C[j], (j, 1, n))).subs(alpha[i], k * C[i])
+    a_0 = gamma_sum_shape()                                      # sum_j a_j
+    e_log = beta_log_moment().subs(a, a_[i]).subs(b, a_0 - a_[i])  # a first: a_ is labelled a
+    e_log = e_log.subs(a_0, k * sp.Sum(C[j], (j, 1, n))).subs(a_[i], k * C[i])
     e_log = e_log.subs(sp.Sum(C[j], (j, 1, n)), 1)               # C is a count vector
     # KL(C || C~) = sum_i C_i log(C_i / C~_i); linearity of E, termwise
     return sp.Sum(sp.expand(C[i] * sp.log(C[i]) - C[i] * e_log), (i, 1, n))
