@@ -268,6 +268,14 @@ def test_float_and_mpmath_code_equal_the_sympy_derivation(derived, k, eta, N, n,
                                                                       rel=1e-25)
     assert float(hp.epsilon_corrected(k, eta, N, n, gamma)) == pytest.approx(
         float(want["corrected"]), rel=1e-25)
+    # dm.epsilon, the one releases are calibrated with, is the derived bound (eq. (6) for
+    # n >= 3, the corrected form for n = 2), never below the derived exact loss, rounded
+    # outward: at or above the 40-digit value, by at most its error bound (< 1e-10 relative).
+    # Returning eq. (6) for n = 2, or dropping the guard or the outward step, fails here.
+    with mp.workdps(40):
+        target = max(want["corrected"] if n == 2 else want["paper"], want["exact"])
+        sound = dm.epsilon(k, eta, N, n, gamma)
+        assert target <= mp.mpf(sound) <= target * (1 + mp.mpf("1e-10"))
 
 
 @pytest.mark.parametrize("N, n, m", [(12, 3, 2), (10, 4, 1), (9, 2, 1), (13, 5, 2), (7, 3, 2)])
