@@ -2,9 +2,10 @@
 (issue 25, item 4).
 
 The page's tables list each symbol once; every chapter of the book is named on
-it (in a table or among the chapters without symbols of their own); the only letter with more
-than one meaning is the one the page names; and the many-releases chapter, which used to
-reuse letters of the page with other meanings, uses the page's letters.
+it (in a table or among the chapters without symbols of their own); the letters that used to
+carry several meanings (alpha, beta, pi) now appear only in the chapters of their one meaning;
+and the many-releases chapter, which used to reuse letters of the page with other meanings,
+uses the page's letters.
 """
 import json
 import re

@@ -271,7 +271,8 @@ def test_float_and_mpmath_code_equal_the_sympy_derivation(derived, k, eta, N, n,
     # dm.epsilon, the one releases are calibrated with, is the derived bound (eq. (6) for
     # n >= 3, the corrected form for n = 2), never below the derived exact loss, rounded
     # outward: at or above the 40-digit value, by at most its error bound (< 1e-10 relative).
-    # Returning eq. (6) for n = 2, or dropping the guard or the outward step, fails here.
+    # Returning eq. (6) for n = 2 fails here, and so does the plain float (3e-17 relative
+    # below the target at the n = 2 design); the guard's own edge is in tests/test_guards.py.
     with mp.workdps(40):
         target = max(want["corrected"] if n == 2 else want["paper"], want["exact"])
         sound = dm.epsilon(k, eta, N, n, gamma)
