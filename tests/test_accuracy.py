@@ -226,7 +226,7 @@ def test_expected_l1_extreme_parameters_match_mpmath(c, k):
     assert dm.expected_l1([c, 1 - c], k) == pytest.approx(2 * float(closed), rel=1e-12)
 
 
-def test_expected_l1_tv_match_monte_carlo_and_bound():
+def test_expected_l1_tv_match_monte_carlo():
     counts, k = np.array([8, 30, 32, 20, 8]), 20.6
     C = dm.count_vector(counts)
     draws = dm.privatize(counts, k, rng=11, size=40_000)
@@ -234,13 +234,9 @@ def test_expected_l1_tv_match_monte_carlo_and_bound():
     se = l1.std(ddof=1) / np.sqrt(l1.size)
     assert abs(l1.mean() - dm.expected_l1(C, k)) < SE_TOL * se
     assert dm.expected_tv(C, k) == pytest.approx(dm.expected_l1(C, k) / 2, rel=1e-15)
-    rng = np.random.default_rng(3)
-    for Ci in rng.dirichlet(np.ones(5), size=50):
-        for kk in (0.5, 20.6, 1e4):
-            assert dm.expected_tv(Ci, kk) <= dm.expected_tv_bound(kk, 5)
 
 
-def test_expected_tv_bound_is_tight_at_the_uniform_vector_for_large_k():
+def test_expected_tv_bound_holds_and_is_tight_at_the_uniform_vector():
     """The C-free bound sqrt((n-1)/(k+1))/2 loses only the normal law's MAD/sd factor.
 
     At the uniform vector Cauchy-Schwarz is an equality, and each coordinate is nearly
@@ -258,7 +254,7 @@ def test_expected_tv_bound_is_tight_at_the_uniform_vector_for_large_k():
     # and the bound holds at every k, with the uniform vector the worst of 2,001 vectors
     rng = np.random.default_rng(4)
     Cs = np.vstack([rng.dirichlet(np.ones(5), size=2000), uniform])
-    for k in (0.5, 5.0, 20.6, 200.0):
+    for k in (0.5, 5.0, 20.6, 200.0, 1e4):
         r = dm.expected_tv(Cs, k) / dm.expected_tv_bound(k, 5)
         assert r.max() <= 1 and np.argmax(r) == len(r) - 1
 
