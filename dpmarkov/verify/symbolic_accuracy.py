@@ -31,7 +31,10 @@ k = sp.Symbol("k", positive=True)
 c = sp.Symbol("c", positive=True)
 n = sp.Symbol("n", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
-a_ = sp.IndexedBase("a", positive=True)  # the Dirichlet parameters a_j (book: notation)
+# The Dirichlet parameters a_j (book: notation). Their label is the Symbol a itself (a label
+# of its own loses the positivity through solve), so a substitution for a also rewrites every
+# a_j already in an expression: substitute for a before a_ enters (expected_kl_derived).
+a_ = sp.IndexedBase("a", positive=True)
 C = sp.IndexedBase("C", positive=True)
 
 
