@@ -223,10 +223,19 @@ def test_trip_counts_refuses_text_and_bools():
 
 def test_trip_counts_large_weights_do_not_wrap():
     # the old code summed in doubles and cast to int64: 1e19 wrapped to a negative count
-    with pytest.raises(ValueError, match="at most 2\\*\\*53"):
+    with pytest.raises(ValueError, match="in \\[0, 2\\*\\*53\\] when given as floats"):
         trip_counts([4], [4], weights=[1e19])
-    with pytest.raises(ValueError, match="weights add up to"):
-        trip_counts([4, 4], [4, 4], weights=[2.0**53, 2.0**53])
+    # sums are exact integers above 2**53 (a double sum would give 2**54 for the first pair,
+    # losing the + 1), up to the int64 cell; one past it is refused, never wrapped
+    big = 2**53 + 1
+    counts, zones = trip_counts([4, 4, 12], [4, 4, 4], weights=[big, 2**53, 2**62])
+    ids = zones["LocationID"].tolist()
+    assert int(counts[ids.index(4), ids.index(4)]) == 2**54 + 1
+    assert int(counts[ids.index(12), ids.index(4)]) == 2**62
+    with pytest.raises(ValueError, match="weights add up to 9223372036854775808 trips"):
+        trip_counts([4, 4], [4, 4], weights=[2**62, 2**62])
+    with pytest.raises(ValueError, match="weights must be whole numbers in \\[0, 2\\*\\*63 - 1\\]"):
+        trip_counts([4], [4], weights=[2**63])
 
 
 def _bad_files(tmp_path):

@@ -106,7 +106,7 @@ def test_count_pairs_by_hand():
     assert r.trips_missing == 4 and r.trips_counted == 0
     with pytest.raises(ValueError, match="zone id 999"):
         count_pairs([999], [4], [1])
-    with pytest.raises(ValueError, match="trips must be finite whole"):
+    with pytest.raises(ValueError, match="trips must be finite whole.*trips\\[0\\]=0.5"):
         count_pairs([4], [4], [0.5])
 
 

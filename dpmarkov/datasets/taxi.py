@@ -11,31 +11,41 @@ drop-off) aggregated from 36 monthly samples of 10,000 TLC trip records
 file, is not shipped; ``trip_counts_from_file`` and ``count_trips`` (module
 ``trip_files``, on DuckDB) read that layout (CSV or parquet) so the case study can be
 rerun on it; ``count_pairs`` here is their last step, shared with ``count_trips_spark``.
+
+pandas is imported only where a table is built or read with it: counting the trips of a
+file against the shipped zone table (``count_pairs`` with ``zones=None``) needs numpy only,
+and ``TripCounts.zones`` builds its table on first use.
 """
 from __future__ import annotations
 
+import csv
+import functools
 from importlib import resources
 import numbers
 from pathlib import Path
-from typing import NamedTuple
+import sys
 
 import numpy as np
-import pandas as pd
 
 from .. import _checks
 
 _DATA = resources.files("dpmarkov.datasets") / "data"
 
-#: Trips per (pickup, dropoff) pair are summed in doubles: exact up to 2**53.
+#: Trips given as floats are whole numbers up to 2**53 (above it a double is not a count).
 MAX_TRIPS = 2**53
 
+#: The largest count a cell of the int64 count matrix holds; trips are summed in integers.
+MAX_COUNT = 2**63 - 1
 
-def read_table(path, *, what="file", **kwargs) -> pd.DataFrame:
+
+def read_table(path, *, what="file", **kwargs):
     """``pd.read_csv`` (or parquet for ``.parquet``/``.pq``) with errors that name the file.
 
     A directory, a missing file, an empty, truncated (gzip) or binary file, or a
     fake parquet raise ``ValueError`` naming the path and what is wrong with it.
     """
+    import pandas as pd
+
     if not isinstance(path, (str, Path)):
         raise TypeError(f"{what}={_checks.show(path)} must be a path (str or pathlib.Path)")
     path = Path(path)
@@ -54,6 +64,12 @@ def read_table(path, *, what="file", **kwargs) -> pd.DataFrame:
                          f"table ({type(err).__name__}: {err})") from err
 
 
+def _is_na(item) -> bool:
+    """``item is pandas.NA``, without importing pandas (no NA exists before it is imported)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and item is pd.NA
+
+
 def _zone_ids(name: str, value) -> np.ndarray:
     """Zone ids as floats: text, bools and complex numbers refused; NaN/None/NA counted."""
     arr = np.asarray(value).ravel()
@@ -63,7 +79,7 @@ def _zone_ids(name: str, value) -> np.ndarray:
     if arr.dtype.kind == "O":
         out = np.empty(arr.size)
         for t, item in enumerate(arr):
-            if item is None or item is pd.NA or (isinstance(item, float) and np.isnan(item)):
+            if item is None or _is_na(item) or (isinstance(item, float) and np.isnan(item)):
                 out[t] = np.nan
             elif isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Real):
                 raise TypeError(f"{name}[{t}]={_checks.show(item)} is not a zone id "
@@ -94,20 +110,45 @@ def _whole_zone_ids(name: str, value, holder: str) -> np.ndarray:
 
 
 def _trips(name: str, value, size: int) -> np.ndarray:
-    """Trips per entry (``size`` of them) as floats: finite whole numbers in [0, 2**53]."""
-    w = _checks.real_float_array(name, value).ravel()
+    """Trips per entry (``size`` of them) as int64: whole numbers >= 0, each entry checked.
+
+    Integers (numpy integers or Python ints) are exact up to ``MAX_COUNT``; floats must be
+    finite whole numbers up to 2**53 (a larger double is no exact count: pass integers).
+    """
+    arr = np.asarray(value)
+    if arr.dtype.kind == "O" and all(isinstance(x, numbers.Integral) and not
+                                     isinstance(x, (bool, np.bool_)) for x in arr.flat):
+        arr = np.array([int(x) if 0 <= int(x) <= MAX_COUNT else -1 for x in arr.flat],
+                       dtype=np.int64)
+    if arr.dtype.kind in "iu":
+        w = arr.ravel()
+        bad = (w > MAX_COUNT) if arr.dtype.kind == "u" else (w < 0)
+        rule = "whole numbers in [0, 2**63 - 1]"
+    else:
+        w = _checks.real_float_array(name, value).ravel()
+        bad = ~np.isfinite(w) | (w < 0) | (w != np.round(w)) | (w > MAX_TRIPS)
+        rule = "finite whole numbers in [0, 2**53] when given as floats (pass integers above)"
     if w.size != size:
         raise ValueError(f"{name} has {w.size} entries for {size} trips")
-    if np.any(~np.isfinite(w)) or np.any(w < 0) or np.any(w != np.round(w)):
-        raise ValueError(f"{name} must be finite whole numbers >= 0 (trips per pair)")
-    if np.any(w > MAX_TRIPS):
-        raise ValueError(f"{name} contains {w[w > MAX_TRIPS][0]!r}: at most 2**53 trips per "
-                         "pair are counted exactly")
-    return w
+    if np.any(bad):
+        t = int(np.argmax(bad))
+        shown = np.asarray(value).ravel()[t]
+        raise ValueError(f"{name} must be {rule} (trips per pair): {name}[{t}]="
+                         f"{_checks.show(shown.item() if hasattr(shown, 'item') else shown)}")
+    return w.astype(np.int64)
+
+
+def exact_sum(values: np.ndarray) -> int:
+    """The sum of an int64 array as a Python int, exact whatever its size (no wrap-around)."""
+    if values.size == 0:
+        return 0
+    if int(np.abs(values).max()) * values.size <= MAX_COUNT:
+        return int(values.sum())
+    return sum(map(int, values))
 
 
 @_checks.public(finite=False)
-def load_taxi_zones() -> pd.DataFrame:
+def load_taxi_zones():
     """The TLC taxi zone table: ``LocationID, Borough, Zone, service_zone`` (265 rows).
 
     The states of the taxi chain (Section 6.2 of the paper): zone i of a borough is
@@ -124,17 +165,34 @@ def load_taxi_zones() -> pd.DataFrame:
     >>> dm.datasets.load_taxi_zones().shape
     (265, 4)
     """
+    import pandas as pd
+
     with resources.as_file(_DATA / "taxi_zone_lookup.csv") as path:
         return pd.read_csv(path)
 
 
-def _zone_table(zones) -> pd.DataFrame:
+@functools.cache
+def _shipped_zones() -> tuple:
+    """(LocationID int64 array, Borough tuple) of the shipped zone table, read without pandas.
+
+    An empty Borough cell is ``None`` (pandas reads it as missing); a test checks that
+    these columns equal ``load_taxi_zones()``'s.
+    """
+    with resources.as_file(_DATA / "taxi_zone_lookup.csv") as path, open(path,
+                                                                          newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return (np.array([int(r["LocationID"]) for r in rows], dtype=np.int64),
+            tuple(r["Borough"] or None for r in rows))
+
+
+def _zone_table(zones):
     """The zone table given by the user (DataFrame or CSV path), or the shipped one."""
     if zones is None:
         return load_taxi_zones()
     if isinstance(zones, (str, Path)):
         zones = read_table(zones, what="zones")
-    if not isinstance(zones, pd.DataFrame):
+    pd = sys.modules.get("pandas")    # a DataFrame exists only once pandas is imported
+    if pd is None or not isinstance(zones, pd.DataFrame):
         raise TypeError(f"zones={_checks.show(zones)} must be None, a DataFrame or a path to a "
                         "CSV file")
     missing = [c for c in ("LocationID", "Borough", "Zone") if c not in zones.columns]
@@ -151,17 +209,41 @@ def _zone_table(zones) -> pd.DataFrame:
     return zones
 
 
-def _borough_zones(borough, zones: pd.DataFrame) -> pd.DataFrame:
-    """The zones of ``borough`` (``None``: every zone), sorted by LocationID."""
+def _check_borough(borough, known) -> None:
+    """``borough`` is None or one of the ``known`` borough names (missing ones skipped)."""
     if borough is not None:
         if not isinstance(borough, str):
             raise TypeError(f"borough={_checks.show(borough)} must be a borough name or None")
-        known = sorted(zones["Borough"].dropna().unique())
+        known = sorted({b for b in known if isinstance(b, str)})
         if borough not in known:
             raise ValueError(f"borough={borough!r} is not in the zone table: choose one of "
                              f"{known} or None for every zone")
+
+
+def _borough_zones(borough, zones):
+    """The zones of ``borough`` (``None``: every zone), sorted by LocationID."""
+    _check_borough(borough, zones["Borough"].dropna().unique())
+    if borough is not None:
         zones = zones[zones["Borough"] == borough]
     return zones.sort_values("LocationID").reset_index(drop=True)
+
+
+def chain_zones(borough, zones) -> tuple:
+    """(every zone id of the table, the chain's zone ids sorted, the chain's zone table).
+
+    The table is a DataFrame, or for ``zones=None`` (the shipped table) a function that
+    makes it: the ids come from ``_shipped_zones`` without pandas.  Both options are
+    checked here, as ``trip_counts`` checks them.
+    """
+    if zones is None:
+        ids, boroughs = _shipped_zones()
+        _check_borough(borough, boroughs)
+        inside = ids if borough is None else ids[[b == borough for b in boroughs]]
+        return ids, np.sort(inside), lambda: _borough_zones(borough, load_taxi_zones())
+    table = _zone_table(zones)
+    states = _borough_zones(borough, table)
+    return (table["LocationID"].to_numpy(np.int64), states["LocationID"].to_numpy(np.int64),
+            states)
 
 
 @_checks.public(finite=False)
@@ -179,8 +261,8 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
         present in the zone table (no missing id).
     weights : array_like of int, optional
         Keyword only: trips per (pickup, dropoff) pair when the input is already
-        aggregated; whole numbers in [0, 2^53], one per entry.  Default: one trip per
-        entry.
+        aggregated, one per entry: whole numbers >= 0, summed exactly in integers (up to
+        2^63 - 1 a cell; as floats at most 2^53 each).  Default: one trip per entry.
     borough : str or None, optional
         Keyword only: keep only trips that start *and* end in this borough (the chain's
         state space is the borough's zones; default ``"Manhattan"``).  ``None`` keeps
@@ -206,7 +288,7 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
     ValueError
         If an id is missing, not a whole number or not in the zone table; if
         ``pickup`` and ``dropoff`` differ in length; if ``weights`` are not whole
-        numbers in [0, 2^53] (one per trip) or a pair sums above 2^53; if ``borough``
+        numbers >= 0 (one per trip) or a pair sums above 2^63 - 1; if ``borough``
         is not in the table; or if ``zones`` lacks a column, repeats an id or cannot be
         read.
 
@@ -230,30 +312,38 @@ def trip_counts(pickup, dropoff, *, weights=None, borough="Manhattan", zones=Non
     if ids["pickup"].shape != ids["dropoff"].shape:
         raise ValueError(f"pickup has {ids['pickup'].size} trips but dropoff "
                          f"{ids['dropoff'].size}: one of each per trip")
-    w = np.ones(ids["pickup"].size) if weights is None else _trips("weights", weights,
-                                                                  ids["pickup"].size)
+    w = None if weights is None else _trips("weights", weights, ids["pickup"].size)
     loc = states["LocationID"].to_numpy(np.int64)
     return state_counts(loc, ids["pickup"], ids["dropoff"], w)[0], states
 
 
-def state_counts(loc, pickup, dropoff, weights, layer=None, layers=1):
+def state_counts(loc, pickup, dropoff, weights=None, layer=None, layers=1):
     """Trips per (layer, pickup state, drop-off state), an int64 array (layers, n, n).
 
     ``loc`` holds the states' zone ids, sorted (state i is ``loc[i]``); ``pickup``,
-    ``dropoff`` and ``weights`` are checked trips (``trip_counts``), ``layer`` an index
-    below ``layers`` per trip (default: one layer).  Trips that leave the states are
-    dropped; each cell is one ``bincount`` sum, refused above 2**53.
+    ``dropoff`` and ``weights`` are checked trips (``trip_counts``; weights whole numbers,
+    ``None`` for one trip each), ``layer`` an index below ``layers`` per trip (default:
+    one layer).  Trips that leave the states are dropped.  Each cell is summed in
+    integers: one ``bincount`` when no cell can pass 2**53 (doubles are exact there),
+    Python ints otherwise; a cell above 2**63 - 1 (the int64 matrix) is refused.
     """
     inside = np.isin(pickup, loc) & np.isin(dropoff, loc)
     i = np.searchsorted(loc, pickup[inside])
     j = np.searchsorted(loc, dropoff[inside])
     n = loc.size
     cell = i * n + j if layer is None else (layer[inside] * n + i) * n + j
-    flat = np.bincount(cell, weights=weights[inside], minlength=layers * n * n)
-    if np.any(flat > MAX_TRIPS):
-        raise ValueError(f"weights add up to {flat.max():.4g} trips for one pair: at most 2**53 "
-                         "are counted exactly (a larger count would be rounded or wrap around)")
-    return np.rint(flat).astype(np.int64).reshape(layers, n, n)
+    if weights is None:
+        return np.bincount(cell, minlength=layers * n * n).astype(np.int64).reshape(layers, n, n)
+    w = np.asarray(weights)[inside].astype(np.int64)
+    if w.size == 0 or int(w.max()) * w.size <= MAX_TRIPS:
+        flat = np.rint(np.bincount(cell, weights=w, minlength=layers * n * n))
+    else:
+        flat = np.zeros(layers * n * n, dtype=object)
+        np.add.at(flat, cell, w.astype(object))
+        if flat.max() > MAX_COUNT:
+            raise ValueError(f"weights add up to {flat.max()} trips for one pair: a cell of "
+                             "the int64 count matrix holds at most 2**63 - 1")
+    return flat.astype(np.int64).reshape(layers, n, n)
 
 
 @_checks.public(finite=False)
@@ -297,6 +387,8 @@ def load_taxi_counts(borough="Manhattan", *, years=None):
     >>> counts.shape, int(counts.sum())
     ((69, 69), 99475)
     """
+    import pandas as pd
+
     with resources.as_file(_DATA / "taxi_trip_counts.csv") as path:
         table = pd.read_csv(path)
     available = sorted(table["year"].unique().tolist())
@@ -313,24 +405,25 @@ def load_taxi_counts(borough="Manhattan", *, years=None):
                        borough=borough)
 
 
-class TripCounts(NamedTuple):
+class TripCounts:
     """A count matrix with its accounting: every trip read is counted, outside or missing.
 
     ``counts`` and ``zones`` are what ``trip_counts`` returns (``counts[i, j]``: trips
     from zone ``zones.LocationID[i]`` to zone ``zones.LocationID[j]``).  The totals are
-    trips (rows of a trip file; with a weight column, the sum of its weights):
-    ``trips_read = trips_counted + trips_outside + trips_missing``, where
-    ``trips_outside`` start or end in a zone of the table outside the chain's zones
-    (another borough) and ``trips_missing`` lack a pickup or drop-off zone id.
-    ``files`` names the files read, in order (empty when the input was not files).
+    trips (rows of a trip file; with a weight column, the sum of its weights), Python
+    ints, exact at any size: ``trips_read = trips_counted + trips_outside +
+    trips_missing``, where ``trips_outside`` start or end in a zone of the table outside
+    the chain's zones (another borough) and ``trips_missing`` lack a pickup or drop-off
+    zone id.  ``files`` names every file read, in order (empty when the input was not files).
 
     The counts are eq. (4)'s count matrix before normalising.  Book: chapter "Case study:
     NYC taxis" (section "From a month to the whole history").
 
-    The fields, in order: ``counts`` (trips from state i to state j, int64, shape (n, n)),
-    ``zones`` (the chain's zones sorted by LocationID, row i is state i), ``trips_read``,
-    ``trips_counted``, ``trips_outside``, ``trips_missing`` (ints) and ``files`` (a tuple of
-    file names).
+    The fields, in order (``_fields``; a ``TripCounts`` unpacks and indexes like a tuple):
+    ``counts`` (trips from state i to state j, int64, shape (n, n)), ``zones`` (the
+    chain's zones sorted by LocationID, row i is state i, a pandas DataFrame built on first
+    use, so counting never imports pandas), ``trips_read``, ``trips_counted``,
+    ``trips_outside``, ``trips_missing`` (ints) and ``files`` (a tuple of file names).
 
     Examples
     --------
@@ -338,15 +431,43 @@ class TripCounts(NamedTuple):
     >>> r = dm.datasets.count_pairs([237, 132, None], [236, 138, 4], [5, 1, 3])
     >>> r.trips_read == r.trips_counted + r.trips_outside + r.trips_missing, r.files
     (True, ())
+    >>> counts, zones, *totals, files = r
+    >>> totals, len(zones)
+    ([9, 5, 1, 3], 69)
     """
 
-    counts: np.ndarray
-    zones: pd.DataFrame
-    trips_read: int
-    trips_counted: int
-    trips_outside: int
-    trips_missing: int
-    files: tuple = ()
+    _fields = ("counts", "zones", "trips_read", "trips_counted", "trips_outside",
+               "trips_missing", "files")
+
+    def __init__(self, counts, zones, trips_read, trips_counted, trips_outside,
+                 trips_missing, files=()):
+        self.counts = counts
+        self._zones = zones       # a DataFrame, or a function that makes it
+        self.trips_read, self.trips_counted = trips_read, trips_counted
+        self.trips_outside, self.trips_missing = trips_outside, trips_missing
+        self.files = tuple(files)
+
+    @property
+    def zones(self):
+        """The chain's zones (a pandas DataFrame), row i is state i."""
+        if callable(self._zones):
+            self._zones = self._zones()
+        return self._zones
+
+    def __iter__(self):
+        return (getattr(self, name) for name in self._fields)
+
+    def __getitem__(self, index):
+        return tuple(self)[index]
+
+    def __len__(self):
+        return len(self._fields)
+
+    def __repr__(self):
+        return (f"TripCounts(counts=<{self.counts.shape[0]} x {self.counts.shape[1]}>, "
+                f"trips_read={self.trips_read}, trips_counted={self.trips_counted}, "
+                f"trips_outside={self.trips_outside}, trips_missing={self.trips_missing}, "
+                f"files={self.files!r})")
 
 
 @_checks.public(finite=False)
@@ -358,7 +479,9 @@ def count_pairs(pickup, dropoff, trips, *, borough="Manhattan", zones=None) -> T
     by their two zone ids, which leaves at most one row per pair of ids (about 70,000
     for the TLC's 265 zones, whatever the number of trips), and this function turns the
     pairs into the chain's count matrix (eq. (4) before normalising) with the checks of
-    ``trip_counts``.
+    ``trip_counts``.  Trips are summed in integers, exact at any size (a cell holds at
+    most 2^63 - 1); with the shipped zone table (``zones=None``) no pandas is imported
+    until ``zones`` of the result is read.
 
     Book: chapter "Case study: NYC taxis" (section "From a month to the whole history").
 
@@ -368,7 +491,8 @@ def count_pairs(pickup, dropoff, trips, *, borough="Manhattan", zones=None) -> T
         Zone ids of each pair (TLC ``LocationID``), of equal lengths; a missing id is
         ``None``, ``pandas.NA`` or NaN.
     trips : array_like of int
-        Trips of each pair: whole numbers >= 0, at most 2^53 a pair.
+        Trips of each pair: whole numbers >= 0 (integers up to 2^63 - 1; floats up to
+        2^53).
     borough : str or None, optional
         Keyword only: the chain's zones, as for ``trip_counts`` (default
         ``"Manhattan"``; ``None``: every zone of the table).
@@ -389,7 +513,8 @@ def count_pairs(pickup, dropoff, trips, *, borough="Manhattan", zones=None) -> T
         ``trip_counts``).
     ValueError
         For an id that is not a whole number or not in the zone table (a wrong zone
-        table must not drop trips silently), unequal lengths, or bad trip numbers.
+        table must not drop trips silently), unequal lengths, bad trip numbers, or a cell
+        above 2^63 - 1.
 
     Examples
     --------
@@ -404,10 +529,20 @@ def count_pairs(pickup, dropoff, trips, *, borough="Manhattan", zones=None) -> T
         raise ValueError(f"pickup has {ids['pickup'].size} pairs but dropoff "
                          f"{ids['dropoff'].size}: one of each per pair")
     w = _trips("trips", trips, ids["pickup"].size)
+    table, loc, states = chain_zones(borough, zones)
     missing = np.isnan(ids["pickup"]) | np.isnan(ids["dropoff"])
-    counts, states = trip_counts(ids["pickup"][~missing], ids["dropoff"][~missing],
-                                 weights=w[~missing], borough=borough, zones=zones)
-    read = int(w.astype(np.int64).sum())
-    lost = int(w[missing].astype(np.int64).sum())
-    counted = int(counts.sum())
+    pair = {}
+    for name, arr in ids.items():
+        arr = arr[~missing]
+        if np.any(arr != np.round(arr)):
+            raise ValueError(f"{name} contains {arr[arr != np.round(arr)][0]!r}: zone ids are "
+                             "whole numbers")
+        unknown = ~np.isin(arr, table)
+        if np.any(unknown):
+            raise ValueError(f"{name} contains zone id {arr[unknown][0]:.0f}, which is not "
+                             "in the zone table")
+        pair[name] = arr.astype(np.int64)
+    counts = state_counts(loc, pair["pickup"], pair["dropoff"], w[~missing])[0]
+    read, lost = exact_sum(w), exact_sum(w[missing])
+    counted = exact_sum(counts.ravel())
     return TripCounts(counts, states, read, counted, read - lost - counted, lost)
