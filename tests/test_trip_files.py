@@ -11,6 +11,8 @@ from importlib import resources
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from dpmarkov.datasets import (TripCounts, count_pairs, count_trips, load_taxi_counts,
@@ -82,16 +84,18 @@ def test_a_year_in_one_call(tmp_path, capsys):
     for month in range(1, 13):
         write_synthetic_trips(tmp_path / f"yellow_tripdata_2024-{month:02d}.parquet", 2_000,
                               rng=month)
-    year = count_trips(tmp_path / "yellow_tripdata_2024-*.parquet", progress=True)
+    year = count_trips(tmp_path / "yellow_tripdata_2024-*.parquet", pattern=True,
+                       progress=True)
     assert "12/12 files" in capsys.readouterr().err
     assert len(year.files) == 12 and year.files == tuple(sorted(year.files))
     months = [count_trips(f) for f in year.files]
     np.testing.assert_array_equal(year.counts, sum(m.counts for m in months))
     assert year.trips_read == 24_000 and _accounted(year)
     # a list of files and patterns gives the same
-    listed = count_trips([year.files[0], str(tmp_path / "yellow_tripdata_2024-1*.parquet"),
-                          *year.files[1:9]])
+    listed = count_trips([str(tmp_path / "yellow_tripdata_2024-1*.parquet"),
+                          str(tmp_path / "yellow_tripdata_2024-0?.parquet")], pattern=True)
     np.testing.assert_array_equal(listed.counts, year.counts)
+    assert listed.files == year.files[9:] + year.files[:9]
     assert count_trips(year.files[:2], progress=False) is not None
     assert capsys.readouterr().err == ""
 
@@ -132,23 +136,33 @@ def test_missing_id_columns_name_the_file(tmp_path):
         count_trips(path)
 
 
-def test_text_ids_name_the_file_and_column(tmp_path):
+def test_text_ids_name_the_file_row_and_value(tmp_path):
     path = _write(tmp_path / "trips.csv", "PULocationID,DOLocationID\n4,4\n4,Midtown\n")
-    with pytest.raises(TypeError, match="trips.csv.*'DOLocationID' holds VARCHAR"):
+    with pytest.raises(ValueError, match="trips.csv', row 2: DOLocationID='Midtown', which is "
+                                         "not a zone id"):
         count_trips(path)
+    # a parquet file has types: text ids there are a schema error, never parsed
+    parquet = tmp_path / "text.parquet"
+    pq.write_table(pa.table({"PULocationID": ["4"], "DOLocationID": ["4"]}), parquet)
+    with pytest.raises(TypeError, match="text.parquet.*'PULocationID' holds VARCHAR"):
+        count_trips(parquet)
 
 
 def test_ids_must_be_whole_and_known(tmp_path):
     path = _write(tmp_path / "half.csv", "PULocationID,DOLocationID\n4,4\n4,4.5\n")
-    with pytest.raises(ValueError, match="half.csv.*whole numbers"):
+    with pytest.raises(ValueError, match="half.csv', row 2: DOLocationID='4.5', which is "
+                                         "not a zone id \\(a whole number"):
         count_trips(path)
     path = _write(tmp_path / "unknown.csv", "PULocationID,DOLocationID\n4,4\n999,4\n")
-    with pytest.raises(ValueError, match="unknown.csv.*zone id 999.*not in the zone table"):
+    with pytest.raises(ValueError, match="unknown.csv', row 2: PULocationID='999', which is "
+                                         "not in the zone table"):
         count_trips(path)
 
 
 def test_empty_glob_and_missing_file(tmp_path):
     with pytest.raises(ValueError, match="pattern .*nothing_\\*.parquet.* matches no file"):
+        count_trips(tmp_path / "nothing_*.parquet", pattern=True)
+    with pytest.raises(ValueError, match="nothing_\\*.parquet' is not a file .*pattern=True"):
         count_trips(tmp_path / "nothing_*.parquet")
     with pytest.raises(ValueError, match="source=.*nope.parquet.* is not a file"):
         count_trips(tmp_path / "nope.parquet")
@@ -165,7 +179,7 @@ def test_corrupt_file_in_a_glob_is_named(tmp_path):
     good = (tmp_path / "yellow_tripdata_2024-01.parquet").read_bytes()
     (tmp_path / "yellow_tripdata_2024-02.parquet").write_bytes(good[: len(good) // 2])
     with pytest.raises(ValueError, match="2024-02.parquet.* cannot be read as a parquet"):
-        count_trips(tmp_path / "*.parquet")
+        count_trips(tmp_path / "*.parquet", pattern=True)
 
 
 @pytest.mark.parametrize("name, data", [
@@ -184,7 +198,8 @@ def test_unreadable_files_are_named(tmp_path, name, data):
 
 def test_weights_column_is_checked(tmp_path):
     path = _write(tmp_path / "agg.csv", "PULocationID,DOLocationID,trips\n4,4,2\n4,12,\n")
-    with pytest.raises(ValueError, match="agg.csv.*'trips' is missing for 1 trips"):
+    with pytest.raises(ValueError, match="agg.csv', row 2: trips is empty, but weights are "
+                                         "trips per row"):
         count_trips(path, weights="trips")
     with pytest.raises(ValueError, match="weights='n' is not a column of file .*agg.csv"):
         count_trips(path, weights="n")

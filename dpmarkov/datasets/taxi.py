@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import csv
 import functools
-from importlib import resources
 import numbers
-from pathlib import Path
 import sys
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -396,7 +396,7 @@ def load_taxi_counts(borough="Manhattan", *, years=None):
         listed = list(years) if isinstance(years, (list, tuple)) else [years]
         for y in listed:
             _checks.whole("years", y, 0)
-        wanted = sorted(set(int(y) for y in listed))
+        wanted = sorted({int(y) for y in listed})
         bad = [y for y in wanted if y not in available]
         if bad or not wanted:
             raise ValueError(f"years={years!r}: the shipped samples cover {available}")

@@ -83,7 +83,7 @@ def count_trips_spark(frame, *, borough="Manhattan", zones=None, weights=None) -
         raise TypeError(f"frame (a {type(frame).__qualname__}) must be a "
                         "pyspark.sql.DataFrame")
     count_pairs([], [], [], borough=borough, zones=zones)            # checks both options
-    wanted = trip_columns(dict(frame.dtypes), weights, _NUMERIC, "frame")[:2]
+    wanted = trip_columns(frame.dtypes, weights, _NUMERIC, "frame")[:2]
     one = F.count(F.lit(1))
     trips = one if weights is None else F.sum(F.col(weights))
     unweighted = F.lit(0) if weights is None else one - F.count(F.col(weights))
