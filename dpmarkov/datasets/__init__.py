@@ -35,13 +35,11 @@ _SUBMODULES = frozenset(_EXPORTS) | {"taxi_monthly"}
 
 def __getattr__(name):
     """Import a public name's module (or a loader module) on first use and keep it here."""
-    if name in _WHERE:
-        value = getattr(_importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    elif name in _SUBMODULES:
-        value = _importlib.import_module(f".{name}", __name__)
-    else:
+    module = _WHERE.get(name, name if name in _SUBMODULES else None)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
+    value = _importlib.import_module(f".{module}", __name__)
+    globals()[name] = value = getattr(value, name) if name in _WHERE else value
     return value
 
 
