@@ -173,6 +173,18 @@ class _File:
         if self.parquet:
             types = self.run(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM "
                              f"{self.source})", [self.literal])
+            # the names as written (DuckDB renames a repeated one): the schema's top level
+            schema = self.run("SELECT name, num_children FROM parquet_schema(?)",
+                              [self.literal])
+            names, at = [], 1
+            while at < len(schema):
+                names.append(schema[at][0])
+                at, below = at + 1, schema[at][1] or 0
+                while below:        # skip a nested column's subtree
+                    below += (schema[at][1] or 0) - 1
+                    at += 1
+            if len(names) == len(types):
+                types = [(name, kind) for name, (_, kind) in zip(names, types)]
             return trip_columns(types, weights, _NUMERIC, self.where)
         # the header as written (with header = true, DuckDB renames a repeated name)
         header = self.run("SELECT * FROM read_csv(?, header = false, all_varchar = true) "
@@ -190,8 +202,10 @@ class _File:
                     "FROM read_parquet(?, file_row_number = true)")
         else:               # DuckDB keeps a file's row order (preserve_insertion_order)
             rows = f"SELECT row_number() OVER () AS r, {_quote(column)} AS v FROM {self.source}"
-        row, value = self.run(f"SELECT r, v FROM ({rows}) WHERE {condition} ORDER BY r "
-                              "LIMIT 1", [self.literal, *params])[0]
+        # no WHERE: DuckDB would push it into the parquet scan, whose statistics skip NaN
+        hit = f"CASE WHEN {condition} THEN r END"
+        row, value = self.run(f"SELECT min({hit}), arg_min(v, {hit}) FROM ({rows})",
+                              [*params, *params, self.literal])[0]
         shown = " is empty" if value is None else f"={value!r}"
         raise ValueError(f"{self.where}, row {row}: {column}{shown}, {rule}")
 
@@ -238,12 +252,13 @@ def _pairs(file: _File, weights, known: np.ndarray):
         w = _quote(weights)
         if file.parquet:
             ok = "v >= 0 AND isfinite(CAST(v AS DOUBLE)) AND v = floor(v)"
-            value = "CAST(v AS HUGEINT)"
+            value, zero = "v", "0"
         else:
             ok = f"regexp_full_match(v, '{WHOLE}')"
-            value = f"CAST(regexp_extract(v, '{WHOLE}', 1) AS HUGEINT)"
+            value, zero = f"regexp_extract(v, '{WHOLE}', 1)", "'0'"
         inner = f"{pu} AS pickup, {do} AS dropoff, {w} AS v"
-        trips = f"coalesce(sum({value}) FILTER (WHERE {ok}), 0)"
+        # the cast is reached only by whole numbers (CASE, not FILTER, keeps it from NaN)
+        trips = f"sum(CAST(CASE WHEN {ok} THEN {value} ELSE {zero} END AS HUGEINT))"
         bad = f"count(*) FILTER (WHERE v IS NULL OR NOT ({ok}))"
     query = (f"SELECT pickup, dropoff, count(*) AS rows, {bad} AS bad, {trips} AS trips "
              f"FROM (SELECT {inner} FROM {file.source}) GROUP BY pickup, dropoff")
