@@ -49,7 +49,8 @@ def _same(spark_result, duck_result):
 def test_same_counts_as_duckdb_on_synthetic_months(spark, tmp_path, borough):
     paths = [write_synthetic_trips(tmp_path / f"yellow_tripdata_2024-{m:02d}.parquet", 20_000,
                                    missing=0.02, rng=m) for m in (1, 2, 3)]
-    duck = count_trips(tmp_path / "yellow_tripdata_2024-*.parquet", borough=borough)
+    duck = count_trips(tmp_path / "yellow_tripdata_2024-*.parquet", pattern=True,
+                       borough=borough)
     assert duck.trips_missing > 0 and duck.trips_read == 60_000
     _same(count_trips_spark(spark.read.parquet(*map(str, paths)), borough=borough), duck)
 
