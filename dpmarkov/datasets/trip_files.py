@@ -263,8 +263,8 @@ def _pairs(file: _File, weights, known: np.ndarray):
     query = (f"SELECT pickup, dropoff, count(*) AS rows, {bad} AS bad, {trips} AS trips "
              f"FROM (SELECT {inner} FROM {file.source}) GROUP BY pickup, dropoff")
     if weights is not None:       # sums are HUGEINT: exact, and refused past the int64 cell
-        query = (f"SELECT pickup, dropoff, rows, bad, CAST(least(trips, {MAX_COUNT}) AS BIGINT) AS "
-                 f"trips, trips > {MAX_COUNT} AS over FROM ({query})")
+        query = (f"SELECT pickup, dropoff, rows, bad, CAST(least(trips, {MAX_COUNT}) AS "
+                 f"BIGINT) AS trips, trips > {MAX_COUNT} AS over FROM ({query})")
     table = file.run(query, [file.literal], numpy=True)
     if int(np.sum(table["rows"])) == 0:
         raise ValueError(f"{file.where} has no rows: a header (or a schema) but no trips")
@@ -274,7 +274,8 @@ def _pairs(file: _File, weights, known: np.ndarray):
     if weights is not None and np.any(table["over"]):
         raise ValueError(f"{file.where}: column {weights!r} adds up to more than 2**63 - 1 "
                          "trips for one pair (the int64 count matrix holds at most that)")
-    return (_ids(file, columns[0], table["pickup"], known), _ids(file, columns[1], table["dropoff"], known),
+    return (_ids(file, columns[0], table["pickup"], known),
+            _ids(file, columns[1], table["dropoff"], known),
             np.asarray(table["trips"], dtype=np.int64))
 
 
