@@ -293,10 +293,13 @@ def _progress(done: int, total: int, path: Path) -> None:
 @functools.cache
 def _database():
     """One in-memory DuckDB database for the process (opening one costs about 50 ms);
-    each count uses its own cursor on it."""
+    each count uses its own cursor on it.  DuckDB's own progress bar is off (it would
+    print on stdout during a long query; ``progress`` draws ours on stderr)."""
     import duckdb
 
-    return duckdb.connect()
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    return con
 
 
 def _count(files: list[Path], borough, zones, weights, progress) -> TripCounts:
