@@ -6,7 +6,9 @@ repeated columns, files without rows, cut short or not tables at all, schemas th
 across one pattern, sums past 2**53.  ``count_trips`` either gives exactly the counts of an
 independent counter (``_independent``: Python's csv module, or pyarrow for parquet, and
 Python ints; no DuckDB, no code of the package) or refuses with a ValueError that names
-the file, and for a bad cell its row (found independently by csv) and value.
+the file, and for a bad cell its row (found independently by csv) and value.  A property
+test (hypothesis) puts any short text in an id cell: counted as ``str`` methods read it, or
+refused naming the row.
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from dpmarkov.datasets import count_trips
 
@@ -352,3 +356,33 @@ def test_mixed_schemas_across_one_pattern(tmp_path):
     _csv(tmp_path / "m5.csv", ["4,4", "4,4.5"])
     with pytest.raises(ValueError, match="m5.csv', row 2: DOLocationID='4.5'"):
         count_trips(str(tmp_path / "m*"), pattern=True)
+
+
+# --- any text in an id cell: counted as an independent parser reads it, or refused ----------
+
+def _whole(text: str):
+    """The id an ASCII whole number in ``text`` denotes (digits, a point and zeros allowed,
+    spaces around), else None: str methods only, not the package's regular expression."""
+    head, point, tail = text.strip(" ").partition(".")
+    if head.isascii() and head.isdigit() and set(tail) <= {"0"}:
+        return int(head)
+    return None
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cell=st.text(alphabet="0123456789 .-+eEx_,\"\uff14\u0664", min_size=1, max_size=6))
+def test_any_id_text_is_counted_or_refused(tmp_path, cell):
+    assume(cell.strip(" ") and cell.strip(" ") != '"')
+    path = tmp_path / "cell.csv"
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh, quoting=csv.QUOTE_ALL)
+        writer.writerows([["PULocationID", "DOLocationID"], ["4", "4"], [cell, "4"]])
+    zone = _whole(cell)
+    if zone is not None and zone in _zone_table():
+        result = count_trips(path, borough=None)
+        _same(result, [path], borough=None)
+    else:
+        rule = "not a zone id" if zone is None else "not in the zone table"
+        with pytest.raises(ValueError, match=f"cell.csv', row 2: PULocationID=.*{rule}"):
+            count_trips(path)
