@@ -7,6 +7,8 @@ Small synthetic files only (thousands of rows): the 3 and 30 million row runs ar
 """
 from __future__ import annotations
 
+import subprocess
+import sys
 from importlib import resources
 
 import numpy as np
@@ -16,7 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from dpmarkov.datasets import (TripCounts, count_pairs, count_trips, load_taxi_counts,
-                               trip_counts, trip_counts_from_file, write_synthetic_trips)
+                               load_taxi_zones, trip_counts, trip_counts_from_file,
+                               write_synthetic_trips)
 
 DATA = resources.files("dpmarkov.datasets") / "data"
 
@@ -207,3 +210,43 @@ def test_weights_column_is_checked(tmp_path):
         count_trips(path, weights=3)
     with pytest.raises(TypeError, match="progress="):
         count_trips(path, progress="yes")
+
+
+# --- counting without pandas (issue 38's cold start) --------------------------------------
+
+def test_shipped_zones_read_without_pandas_are_the_table():
+    # chain_zones reads the shipped table with the csv module; a different parse (an empty
+    # borough read as "", a lost row) would change which trips count as outside
+    from dpmarkov.datasets.taxi import _borough_zones, chain_zones
+
+    table = load_taxi_zones()
+    for borough in (None, *sorted(table["Borough"].dropna().unique())):
+        known, loc, states = chain_zones(borough, None)
+        expected = _borough_zones(borough, table)
+        assert known.tolist() == table["LocationID"].tolist()
+        assert loc.tolist() == expected["LocationID"].tolist()
+        pd.testing.assert_frame_equal(states(), expected)
+    with pytest.raises(ValueError, match="borough='Atlantis' is not in the zone table"):
+        chain_zones("Atlantis", None)
+
+
+def test_counting_a_file_imports_no_pandas(tmp_path):
+    # a fresh process: counting needs numpy and DuckDB; pandas (126 MiB) only for .zones
+    path = write_synthetic_trips(tmp_path / "m.parquet", 500, rng=4)
+    code = ("import sys\nimport dpmarkov.datasets as ds\n"
+            f"r = ds.count_trips({str(path)!r})\n"
+            "assert 'pandas' not in sys.modules, 'pandas imported'\n"
+            "print(len(r.zones), 'pandas' in sys.modules, r.trips_read)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["69", "True", "500"]
+
+
+def test_trip_counts_unpacks_like_a_tuple(tmp_path):
+    path = write_synthetic_trips(tmp_path / "m.parquet", 500, rng=4)
+    result = count_trips(path)
+    counts, zones, *totals, files = result
+    assert counts is result.counts and files == (str(path),) and len(result) == 7
+    assert totals == [result.trips_read, result.trips_counted, result.trips_outside,
+                      result.trips_missing] == list(result[2:6])
+    pd.testing.assert_frame_equal(zones, load_taxi_counts()[1])
