@@ -181,8 +181,9 @@ def _shipped_zones() -> tuple:
     with resources.as_file(_DATA / "taxi_zone_lookup.csv") as path, open(path,
                                                                           newline="") as fh:
         rows = list(csv.DictReader(fh))
-    return (np.array([int(r["LocationID"]) for r in rows], dtype=np.int64),
-            tuple(r["Borough"] or None for r in rows))
+    ids = np.array([int(r["LocationID"]) for r in rows], dtype=np.int64)
+    ids.setflags(write=False)                 # cached: shared by every count
+    return ids, tuple(r["Borough"] or None for r in rows)
 
 
 def _zone_table(zones):
