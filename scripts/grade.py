@@ -233,17 +233,13 @@ def autograder(name: str, built: Path = BUILT) -> Path:
     return zips[-1]
 
 
-def submissions(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-
-
 def grade_folder(folder: Path, out_csv: Path, built: Path = BUILT, *, seed: int | None = None,
                  limits: Limits = DEFAULT_LIMITS, unsafe: bool = False) -> list[dict]:
     """Grade every notebook below ``folder`` into ``out_csv``; return the rows."""
     rows, columns = [], []
     seed = secrets.randbits(64) if seed is None else seed
     with tempfile.TemporaryDirectory() as tmp:
-        for i, path in enumerate(submissions(folder)):
+        for i, path in enumerate(handwork.submissions(folder)):
             nb = nbformat.read(path, as_version=4)
             name = nb.metadata.get("otter", {}).get("assignment_name")
             row = {"submission": path.relative_to(folder).as_posix(), "assignment": name or ""}

@@ -284,10 +284,15 @@ def test_the_sandbox_sees_nothing_of_the_repository(forbid):
 
 
 def test_only_plain_data_crosses():
-    cells = ["import numpy as np\n"
-             "class F(float):\n    __eq__ = lambda s, o: True\n"
-             "f, a, s, obj = F(1.0), np.arange(3).view(type('A', (np.ndarray,), {})), 'x', object()\n"
-             "def g(x):\n    return F(2.0)\n"]
+    cells = [textwrap.dedent("""
+        import numpy as np
+        class F(float):
+            __eq__ = lambda s, o: True
+        f, s, obj = F(1.0), 'x', object()
+        a = np.arange(3).view(type('A', (np.ndarray,), {}))
+        def g(x):
+            return F(2.0)
+        """)]
     with sandbox.Sandbox(cells, limits=LIMITS) as box:
         v = box.variables
         assert "f" not in v and "obj" not in v and v["s"] == "x"
@@ -367,3 +372,14 @@ def test_the_autograder_zip_has_gradescopes_structure(foundations):
     assert {n for n in names if n.startswith("tests/")} == {f"tests/{q}.py" for q in auto}
     assert config["assignment_name"] == "foundations" and "run_otter.py" in run
     assert "counts / counts.sum()" not in everything     # Question 1's solution line
+
+
+def test_the_written_question_of_a_notebook_otter_built(foundations):
+    """handwork reads the written question where otter puts it: one per manual question, the
+    placeholder answer read as no answer (tests/test_grading_handwork.py has the rest)."""
+    student, _, _ = foundations
+    nb = nbformat.read(student, as_version=4)
+    written = sys.modules["grading.handwork"].written_answers(nb)
+    assert len(written) == len(grading.manual_questions("foundations")) == 1
+    prompt, answer = written[0]
+    assert "graded by hand" in prompt and answer == ""

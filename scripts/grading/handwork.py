@@ -33,6 +33,11 @@ HAND_COLUMNS = ["submission", "assignment", "question", "points", "score", "comm
 PLACEHOLDER = "_Type your answer here, replacing this text._"
 
 
+def submissions(folder: Path) -> list[Path]:
+    """The submissions below ``folder``: every notebook, Jupyter's checkpoints left out."""
+    return sorted(p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
 def _manual(name: str, masters: Path) -> list[tuple[str, float, str]]:
     """[(question, points, the master's model answer and rubric)] of the written questions."""
     master = nbformat.read(masters / name / f"{name}.ipynb", as_version=4)
@@ -74,8 +79,6 @@ def written_answers(nb) -> list[tuple[str, str]]:
 
 def export_written(folder: Path, out: Path, masters: Path = MASTERS) -> list[Path]:
     """Write the written answers below ``folder`` into ``out`` (see the module docstring)."""
-    from grade import submissions  # scripts/grade.py: the same submissions it grades
-
     answers: dict[tuple[str, str], list[tuple[str, str]]] = {}
     prompts: dict[tuple[str, str], str] = {}
     hand_rows, manual = [], {}
@@ -173,6 +176,7 @@ def merge_hand_scores(scores_csv: Path, hand_csv: Path, out_csv: Path,
             target[column] = f"{value:g}"
     for row in rows:
         if row.get("autograded", "") == "":
+            row["total"] = ""
             continue
         mine = [c for c, _ in columns(row["assignment"]).values()]
         missing = [q for q, (c, _) in columns(row["assignment"]).items() if row.get(c, "") == ""]
