@@ -50,7 +50,13 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grading import handwork, hidden
-from grading.sandbox import DEFAULT_LIMITS, Limits, Sandbox, SandboxError
+from grading.sandbox import (
+    DEFAULT_LIMITS,
+    Limits,
+    Sandbox,
+    SandboxError,
+    SandboxUnavailable,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "assignments"
@@ -306,7 +312,11 @@ def main(argv: list[str]) -> int:
         print(f"seed={seed!r} is not an integer", file=sys.stderr)
         return 2
     out = Path(args[1]) if len(args) == 2 else folder / "scores.csv"
-    rows = grade_folder(folder, out, seed=seed, unsafe=unsafe)
+    try:
+        rows = grade_folder(folder, out, seed=seed, unsafe=unsafe)
+    except SandboxUnavailable as error:
+        print(error, file=sys.stderr)
+        return 2
     print(f"graded {len(rows)} notebooks -> {out}")
     return 0
 

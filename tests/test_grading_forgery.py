@@ -383,3 +383,20 @@ def test_the_written_question_of_a_notebook_otter_built(foundations):
     assert len(written) == len(grading.manual_questions("foundations")) == 1
     prompt, answer = written[0]
     assert "graded by hand" in prompt and answer == ""
+
+
+def test_without_bubblewrap_grading_needs_the_explicit_unsafe_flag(foundations, tmp_path,
+                                                                  monkeypatch, capsys):
+    """macOS and Windows (no bubblewrap): ./run.sh grade refuses and names the flag; with
+    --unsafe-no-sandbox the runner is a plain child process with the same protocol."""
+    student, _, zip_path = foundations
+    monkeypatch.setattr(grading, "autograder", lambda name, built=None: zip_path)
+    (tmp_path / "in").mkdir()
+    nbformat.write(nbformat.read(student, as_version=4), tmp_path / "in" / "a.ipynb")
+    monkeypatch.setattr(sandbox, "bwrap_available", lambda: False)
+    assert grading.main([str(tmp_path / "in")]) == 2
+    assert "--unsafe-no-sandbox" in capsys.readouterr().err
+    assert not (tmp_path / "in" / "scores.csv").exists()
+    with sandbox.Sandbox(["x = [1, 2.5]\nimport os\npid = os.getpid()\n"], limits=LIMITS,
+                         unsafe=True) as box:
+        assert box.variables["x"] == [1, 2.5] and box.variables["pid"] != __import__("os").getpid()

@@ -44,16 +44,26 @@ def _on_cpu_alarm(signum, frame):
 
 
 def limit(cpu: float, memory: int) -> None:
-    """Hard limits on this process: CPU seconds, address space, and no new processes."""
+    """Hard limits on this process: CPU seconds, address space, and no new processes.
+
+    On Linux (the sandbox) every limit must hold; elsewhere (``--unsafe-no-sandbox``) a limit
+    the system refuses (macOS often refuses ``RLIMIT_AS``) is skipped.
+    """
     if resource is None:
         return
-    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu)))
+    wanted = [(resource.RLIMIT_CPU, int(cpu))]
     if memory:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        wanted.append((resource.RLIMIT_AS, int(memory)))
     if hasattr(resource, "RLIMIT_NPROC"):
         # counted per user namespace: the sandbox's own processes (root is exempt; bwrap's
-        # seccomp filter refuses fork there)
-        resource.setrlimit(resource.RLIMIT_NPROC, (16, 16))
+        # seccomp filter refuses new processes there)
+        wanted.append((resource.RLIMIT_NPROC, 16))
+    for which, value in wanted:
+        try:
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            if sys.platform.startswith("linux"):
+                raise
 
 
 def encode(value, depth=0):
