@@ -33,6 +33,7 @@ autograded total and what was possible. ``--export-written`` and ``--merge-hand`
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 import csv
 import io
@@ -63,6 +64,7 @@ BUILT = ROOT / "_build" / "assignments"
 MASTERS = ROOT / "assignments"
 # otter's own lines in a student notebook: its import and the grader it makes
 OTTER_LINE = re.compile(r"^\s*(import otter|grader\s*=\s*otter\.Notebook\(.*\))\s*$")
+BUILTIN_NAMES = frozenset(dir(builtins))
 # the notebook's `grader.check(...)` cells do nothing in the sandbox
 GRADER_STUB = ("class _NoGrader:\n    def __getattr__(self, name):\n"
                "        return lambda *args, **kwargs: None\n\n\ngrader = _NoGrader()\n")
@@ -181,6 +183,8 @@ def score(nb, autograder_zip: Path, scratch: Path, *, seed: int | None = None,
         env: dict = {}
         if submission is not None:
             for var, value in submission.main.variables.items():
+                if var in BUILTIN_NAMES:
+                    continue         # a test's abs, all, len, ... stay Python's own
                 if value is Sandbox.CALLABLE:
                     box = submission.without_dpmarkov if var in forbidden else \
                         (lambda: submission.main)
@@ -307,7 +311,7 @@ def main(argv: list[str]) -> int:
         print(f"FOLDER={folder} is not a folder", file=sys.stderr)
         return 2
     try:
-        seed = None if seed is None else int(seed)
+        seed = secrets.randbits(64) if seed is None else int(seed)
     except ValueError:
         print(f"seed={seed!r} is not an integer", file=sys.stderr)
         return 2
@@ -317,7 +321,8 @@ def main(argv: list[str]) -> int:
     except SandboxUnavailable as error:
         print(error, file=sys.stderr)
         return 2
-    print(f"graded {len(rows)} notebooks -> {out}")
+    print(f"graded {len(rows)} notebooks -> {out} (hidden inputs from --seed {seed}: keep it "
+          "private; it draws the same inputs again)")
     return 0
 
 

@@ -70,6 +70,15 @@ FORGERIES = {
         sys.modules["fractions"] = fake
         sys.setprofile = lambda *args: None
         """,
+    "builtins shadowed by the notebook's own": """
+        def abs(x):
+            return 0.0
+        def all(x):
+            return True
+        def isinstance(*args):
+            return True
+        eta_max = k_floor = p_exact = 1.0
+        """,
     # the forbidden call, hidden from a watchdog
     "dpmarkov by importlib": """
         import importlib
@@ -150,6 +159,10 @@ FORGERIES = {
             while True:
                 pass
         """,
+    "sleeping forever": """
+        import time
+        time.sleep(10**6)
+        """,
     "a memory bomb": """
         hog = []
         while True:
@@ -161,6 +174,17 @@ FORGERIES = {
             os.fork()
         """,
     # speaking for the sandbox
+    "flooding the grader with deep and endless lines": """
+        import os
+        deep = b"[" * 10**6 + b"]" * 10**6 + b"\\n"
+        for fd in range(3, 20):
+            try:
+                os.write(fd, deep)
+                while True:
+                    os.write(fd, b"1" * 2**24)
+            except OSError:
+                pass
+        """,
     "fake JSON results on stdout": """
         import json, os, sys
         fake = {"variables": {"eta_max": 1.0}, "q1": [2, 2], "score": 8, "id": 1,

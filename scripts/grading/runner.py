@@ -10,7 +10,7 @@ Protocol, one JSON object a line:
    submission cannot raise again), hides its pipes from the submission (file descriptors 0, 1
    and 2 point to /dev/null while submitted code runs; a print of fake results goes nowhere),
    runs the code cells in order with errors ignored (as ``otter run`` does), each within
-   ``cpu_per_step`` seconds of CPU, and answers ``{"variables": {name: value}}``: every
+   ``cpu_per_step`` seconds of CPU and three times that of real time, and answers ``{"variables": {name: value}}``: every
    top-level name whose value is plain data, and ``{"__callable__": true}`` for a function;
 3. then, until its input ends: ``{"id": i, "call": name, "args": [...]}`` is answered by
    ``{"id": i, "value": ...}`` or ``{"id": i, "error": "..."}`` (and the new states of any
@@ -36,11 +36,11 @@ except ImportError:  # Windows: only the grader's wall-clock limit holds there
 
 
 class StepTimeout(BaseException):
-    """A cell or a call used up its CPU time."""
+    """A cell or a call used up its time."""
 
 
 def _on_cpu_alarm(signum, frame):
-    raise StepTimeout("CPU time per step exceeded")
+    raise StepTimeout("time per step exceeded")
 
 
 def limit(cpu: float, memory: int) -> None:
@@ -129,6 +129,7 @@ def main() -> None:
     itimer = hasattr(signal, "setitimer")
     if itimer:
         signal.signal(signal.SIGPROF, _on_cpu_alarm)
+        signal.signal(signal.SIGALRM, _on_cpu_alarm)
     step = float(request["cpu_per_step"])
 
     def reply(obj) -> None:
@@ -136,13 +137,16 @@ def main() -> None:
         out.flush()
 
     def timed(function, *args):
+        # CPU time, and real time (three times as much: a cell that sleeps or waits)
         if not itimer:
             return function(*args)
         signal.setitimer(signal.ITIMER_PROF, step)
+        signal.setitimer(signal.ITIMER_REAL, 3 * step)
         try:
             return function(*args)
         finally:
             signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
     if request["forbid"]:
         # the question forbids the package: it is not in this sandbox at all (the grader

@@ -64,7 +64,8 @@ class Limits:
     """Resources of one sandboxed process.
 
     ``cpu``: CPU seconds for the whole process (hard ``RLIMIT_CPU``); ``cpu_per_step``: CPU
-    seconds for one cell or one call (a timer that raises; the hard limit backs it);
+    seconds for one cell or one call (a timer that raises, and one of three times as much real
+    time for a cell that sleeps; the hard limit and ``wall`` back them);
     ``memory``: bytes of address space (``RLIMIT_AS``); ``wall``: seconds the grader waits
     for any one answer before it kills the process.
     """
@@ -72,7 +73,7 @@ class Limits:
     cpu: float = 600.0
     cpu_per_step: float = 120.0
     memory: int = 4 * 2**30
-    wall: float = 1800.0
+    wall: float = 900.0
 
 
 DEFAULT_LIMITS = Limits()
@@ -208,11 +209,19 @@ def decode(value):
 
     Only None, bools, ints, floats, strings, lists and ``{"__ndarray__", "dtype"}`` of kind
     bool, int, unsigned or float are accepted; the result holds no object the submission made.
+    Raises SandboxError on anything else, a malformed array or nesting too deep.
     """
+    try:
+        return _decode(value)
+    except RecursionError:
+        raise SandboxError("data nested too deep") from None
+
+
+def _decode(value):
     if value is None or type(value) in (bool, int, float, str):
         return value
     if type(value) is list:
-        return [decode(v) for v in value]
+        return [_decode(v) for v in value]
     if type(value) is dict and set(value) == {"__ndarray__", "dtype"}:
         dtype = np.dtype(str(value["dtype"]))
         if dtype.kind not in DTYPES:
@@ -261,7 +270,9 @@ class Sandbox:
             cwd=None if read is not None else _scratch_dir())
         if read is not None:
             os.close(read)
-        self._lines: queue.Queue = queue.Queue()
+        # a few lines at most wait here: a sandbox that floods its output blocks on its pipe
+        self._lines: queue.Queue = queue.Queue(maxsize=4)
+        self._closed = False
         threading.Thread(target=self._read, daemon=True).start()
         self._next = 0
         self._send({"cells": cells, "forbid": forbid, "cpu": limits.cpu,
@@ -284,11 +295,20 @@ class Sandbox:
     def _read(self) -> None:
         stream = self.process.stdout
         while True:
-            line = stream.readline(MAX_LINE + 1)
+            try:
+                line = stream.readline(MAX_LINE + 1)
+            except (OSError, ValueError):
+                line = b""
             if not line or len(line) > MAX_LINE:
-                self._lines.put(None)
+                line = None
+            while not self._closed:
+                try:
+                    self._lines.put(line, timeout=1)
+                    break
+                except queue.Full:
+                    continue
+            if line is None or self._closed:
                 return
-            self._lines.put(line)
 
     def _send(self, obj) -> None:
         try:
@@ -308,8 +328,8 @@ class Sandbox:
             raise SandboxError("the sandbox has stopped (a limit, or a crash)")
         try:
             message = json.loads(line)
-        except ValueError:
-            raise SandboxError("an answer that is not JSON") from None
+        except (ValueError, RecursionError):
+            raise SandboxError("an answer that is not JSON, or nested too deep") from None
         if type(message) is not dict:
             raise SandboxError("an answer that is not a JSON object")
         return message
@@ -339,6 +359,7 @@ class Sandbox:
         return decode(answer["value"])
 
     def close(self) -> None:
+        self._closed = True
         if self.process.poll() is None:
             try:
                 if os.name == "posix":
