@@ -88,6 +88,8 @@ case "$cmd" in
     # (scripts/stored_outputs_config.py), warnings as errors; the reader tests then inspect the
     # built pages.  One BLAS thread per process: two test workers and the build share 2 cores.
     export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+    # the grading sandbox (tests/test_grading_forgery.py) needs bubblewrap
+    if [ "$(uname -s)" = Linux ]; then need_debian_packages bwrap:bubblewrap; fi
     echo "== book build from the stored outputs (warnings as errors), beside the tests =="
     status=0
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
@@ -130,11 +132,17 @@ case "$cmd" in
     echo "Grade a folder of submissions: ./run.sh grade FOLDER"
     ;;
   grade)
-    [ $# -ge 2 ] || { echo "usage: ./run.sh grade FOLDER [CSV]" >&2; exit 2; }
+    [ $# -ge 2 ] || { echo "usage: ./run.sh grade FOLDER [CSV] [--seed N] [--unsafe-no-sandbox]" \
+      "| --export-written FOLDER OUT | --merge-hand SCORES_CSV HAND_CSV [OUT_CSV]" >&2; exit 2; }
     setup
-    # the autograders come from ./run.sh assignments; each submission runs in a forked child
-    # process and is scored by otter's own test classes (scripts/grade.py)
-    compgen -G "_build/assignments/*/autograder/*.zip" >/dev/null || "$0" assignments
+    # each submission runs in a bubblewrap sandbox (Linux; scripts/grading/sandbox.py) and only
+    # plain data comes back; the tests run here (scripts/grade.py). Elsewhere grade.py refuses
+    # unless --unsafe-no-sandbox is given (README: grading).
+    if [ "$(uname -s)" = Linux ]; then need_debian_packages bwrap:bubblewrap; fi
+    case "$2" in
+      --export-written|--merge-hand) ;;          # no autograder needed: no code runs
+      *) compgen -G "_build/assignments/*/autograder/*.zip" >/dev/null || "$0" assignments ;;
+    esac
     "$PY" scripts/grade.py "${@:2}"
     ;;
   pdf)

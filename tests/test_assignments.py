@@ -19,12 +19,12 @@ runs it) builds the student notebook and the autograder; then
 - the book's exercises an assignment grades are listed in the manifest, exist in the book,
   and are exactly those the assignment's text names.
 
-Grading is scripts/grade.py's: the notebook's code cells run in this process and are scored
-with otter's own test-file classes and the autograder's own test files, as `otter run` does
-in a kernel (errors in a cell are ignored, then every test file runs on the final
-variables). Starting a kernel per notebook would cost about 10 s of CPU each here (the
-kernel imports otter), so one real `otter run` (the first typical mistake of the Privacy
-assignment) checks that this in-process grading gives the scores `otter run` gives.
+Grading is scripts/grade.py's: the notebook's code cells run in a sandbox
+(scripts/grading/sandbox.py), and the autograder's own test files run here, with otter's
+own test-file classes, on the plain data the sandbox sends back, plus hidden inputs drawn
+from a seed (``SEED`` here; tests/test_grading_forgery.py tries to forge scores). One real
+`otter run` (a kernel, the autograder zip; the first typical mistake of the Privacy
+assignment) checks that this gives the scores `otter run` gives.
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ import csv
 import importlib.util
 import os
 import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -46,10 +47,14 @@ NAMES = [a["folder"] for a in ASSIGNMENTS]
 # an exercise label as the chapters write it: ex-<chapter>-<number>
 EXERCISE = re.compile(r"\bex-[a-z-]+-\d+\b")
 MISTAKES = [(a, m) for a in ASSIGNMENTS for m in a["mistakes"]]
+SEED = 20260402   # the hidden inputs of the grading gates (scripts/grading/hidden.py)
 
 _spec = importlib.util.spec_from_file_location("grade", ROOT / "scripts" / "grade.py")
 grading = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(grading)
+# honest scores hold on either route: the sandbox where bubblewrap runs (Linux; ./run.sh test
+# installs it), else the plain child process of --unsafe-no-sandbox (macOS, Windows)
+UNSAFE = not sys.modules["grading.sandbox"].bwrap_available()
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +76,7 @@ def built(tmp_path_factory):
 
 def grade(nb, autograder_zip: Path, scratch: Path) -> tuple[float, float]:
     """(score, possible) of notebook ``nb`` by the autograder's tests, like `otter run`."""
-    result = grading.score(nb, autograder_zip, scratch)
+    result = grading.score(nb, autograder_zip, scratch, seed=SEED, unsafe=UNSAFE)
     return sum(s for s, _ in result.values()), sum(p for _, p in result.values())
 
 
@@ -146,7 +151,8 @@ def test_grade_a_folder_into_one_csv(built, tmp_path):
         (folder / who).mkdir(parents=True)
         nbformat.write(nb, folder / who / "privacy.ipynb")
     built_root = zip_path.parents[2]
-    grading.grade_folder(folder, tmp_path / "scores.csv", built=built_root)
+    grading.grade_folder(folder, tmp_path / "scores.csv", built=built_root, seed=SEED,
+                         unsafe=UNSAFE)
     rows = {r["submission"]: r for r in csv.DictReader((tmp_path / "scores.csv").open())}
     assert sorted(rows) == ["blank/privacy.ipynb", "mistaken/privacy.ipynb",
                             "solution/privacy.ipynb"]
@@ -260,7 +266,7 @@ def test_manifest_matches_the_folders_and_the_book():
 
 # otter's own result table uses a pandas call that pandas has deprecated
 @pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.drop:Warning")
-def test_otter_run_gives_the_in_process_score(built, tmp_path, monkeypatch):
+def test_otter_run_gives_the_sandboxed_score(built, tmp_path, monkeypatch):
     """One real `otter run` (a kernel, the autograder zip) agrees with ``grade`` on a partial score."""
     from otter.run import main as otter_run
     monkeypatch.setenv("PATH", os.environ.get("PATH", ""))   # otter run prepends to PATH
@@ -271,6 +277,6 @@ def test_otter_run_gives_the_in_process_score(built, tmp_path, monkeypatch):
     nbformat.write(mistaken, submission)
     results = grading.quiet(otter_run, str(submission), autograder=str(zip_path), output_dir=None,
                      no_logo=True)
-    score, possible = grade(mistaken, zip_path, tmp_path / "in_process")
+    score, possible = grade(mistaken, zip_path, tmp_path / "sandboxed")
     assert (results.total, results.possible) == pytest.approx((score, possible))
     assert 0 < score < possible
