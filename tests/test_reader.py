@@ -148,6 +148,28 @@ def test_no_script_declares_a_constant_twice():
         assert "sphinx-thebe.js" not in text and "THEBE_JS_URL" not in text, page.name
 
 
+#: The files of the site a reader can open or download (text); MathJax's own files are skipped.
+SITE_TEXT = {".html", ".ipynb", ".js", ".txt", ".md", ".py", ".json", ".yml", ".csv"}
+
+
+@BUILT
+def test_the_site_holds_no_solution_of_a_graded_exercise():
+    """The site is the public edition (./run.sh book, scripts/student_edition.py): no page,
+    downloadable notebook or search index holds a fingerprint of the solution of an exercise
+    an assignment grades (tests/test_student_edition.py shows the check finds them in the
+    instructor's book and through a page's markup)."""
+    edition = _load("student_edition", ROOT / "scripts" / "student_edition.py")
+    prints = edition.fingerprints(edition.graded_exercises())
+    found = {}
+    for path in sorted(HTML.rglob("*")):
+        if (path.is_file() and path.suffix in SITE_TEXT
+                and "mathjax" not in path.relative_to(HTML).parts):
+            hits = edition.leaks(edition.visible_text(path.read_text(errors="replace")), prints)
+            if hits:
+                found[str(path.relative_to(HTML))] = hits
+    assert not found, found
+
+
 @BUILT
 def test_the_wheel_is_offered_for_download():
     wheels = list((HTML / "_downloads").rglob(ext.wheel_name()))
