@@ -10,10 +10,12 @@ import ast
 import copy
 import html
 import importlib.util
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,6 +142,24 @@ def test_the_leak_check_sees_through_html():
             f'{html.escape(rest)}</pre></div>')
     assert student.leaks(student.visible_text(page), PRINTS) == {label: [line]}
     assert not student.leaks(student.visible_text("<p>x &lt; y and y &gt; z</p>"), PRINTS)
+
+
+def test_the_instructor_part_is_only_in_the_instructor_edition():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    pages = student.instructor_pages(toc)
+    assert pages, f"no part {student.INSTRUCTOR_PART!r} in _toc.yml"
+    kept = student.without_instructor_part(toc)
+    assert not student.instructor_pages(kept)
+    assert [p["caption"] for p in kept["parts"]] == [p["caption"] for p in toc["parts"]
+                                                     if p["caption"] != student.INSTRUCTOR_PART]
+    for edition in student.EDITIONS:
+        notebooks = student.edition_notebooks(edition)
+        assert not {Path(f).name + ".ipynb" for f in pages} & set(notebooks)
+        # no page of the edition links to a page it does not have (the build runs with -n)
+        names = "|".join(re.escape(Path(f).name) for f in pages)
+        links = re.compile(rf"\{{doc\}}`[^`]*\b({names})>?`")
+        assert not [m.group(0) for nb in notebooks.values() for c in nb.cells
+                    if c.cell_type == "markdown" for m in links.finditer(c.source)]
 
 
 def _names(source: str, ctx) -> set[str]:
