@@ -131,7 +131,13 @@ def test_mathjax_is_shipped_and_loaded_on_every_page_with_the_macros():
     fonts = list((HTML / "_static" / "mathjax" / "output" / "chtml" / "fonts").rglob("*.woff"))
     assert fonts, "MathJax's fonts are not shipped"
     macros = ext.mathjax_macros(ext.read_macros())
-    for page in [HTML / "book" / f"{p.stem}.html" for p in BOOK.glob("*.ipynb")]:
+    # the site is the public edition: the instructor part's pages (the exams) are not on it
+    edition = _load("student_edition", ROOT / "scripts" / "student_edition.py")
+    instructor = {Path(f).name for f in edition.instructor_pages(
+        yaml.safe_load((ROOT / "_toc.yml").read_text()))}
+    assert not [n for n in instructor if (HTML / "book" / f"{n}.html").exists()]
+    for page in [HTML / "book" / f"{p.stem}.html" for p in BOOK.glob("*.ipynb")
+                 if p.stem not in instructor]:
         text = page.read_text()
         assert re.search(r'<script[^>]+src="[./]*_static/mathjax/tex-chtml\.js(\?[^"]*)?"', text), page.name
         config = re.search(r"window\.MathJax = (\{.*?\})</script>", text, re.S)
