@@ -3,10 +3,13 @@
 # environment .venv with everything in requirements.txt, so a fresh clone needs
 # nothing but Python 3.11.
 #
-#   ./run.sh book      build the whole book, every notebook executed -> _build/html/index.html
+#   ./run.sh book      build the book's public edition (no solution of a graded exercise), every
+#                      notebook executed -> _build/html/index.html
 #   ./run.sh test      every test: a clean book build with -W from the notebooks' stored outputs,
 #                      then unit tests, reader tests on the built pages, nbval on every notebook
-#   ./run.sh student   the student edition (solutions hidden) -> _build/student/index.html
+#   ./run.sh instructor  the instructor edition (every solution, the exams), every notebook
+#                      executed -> _build/instructor/_build/html/index.html
+#   ./run.sh student   the student edition (no solutions) -> _build/student/_build/html/index.html
 #   ./run.sh bench     the benchmarks (timings against plain numpy/scipy)
 #   ./run.sh assignments  the graded assignments (otter-grader) -> _build/assignments/<part>/
 #   ./run.sh grade FOLDER [CSV]  grade every submitted notebook below FOLDER, without Docker,
@@ -54,6 +57,11 @@ build_book() {  # $1: output folder; further args go to jupyter-book
   "$VENV/bin/jupyter-book" build . --path-output "$out" "$@"
 }
 
+build_public() {  # the public edition (scripts/student_edition.py) -> _build/html; args to jupyter-book
+  "$PY" scripts/student_edition.py _build/public_src --edition public
+  "$VENV/bin/jupyter-book" build _build/public_src --path-output . "$@"
+}
+
 need_debian_packages() {  # COMMAND:PACKAGE ...: apt-get install the packages whose command is missing
   local missing=() pair
   for pair in "$@"; do command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}"); done
@@ -67,13 +75,20 @@ cmd="${1:-}"
 case "$cmd" in
   book)
     setup
-    build_book . --all -W -n --keep-going
+    # the public edition: the repository's book without the solutions of the exercises the
+    # assignments grade and without the instructor part (scripts/student_edition.py)
+    build_public --all -W -n --keep-going
     echo "The book is at $(pwd)/_build/html/index.html"
+    ;;
+  instructor)
+    setup
+    build_book _build/instructor --all -W -n --keep-going
+    echo "The instructor edition is at $(pwd)/_build/instructor/_build/html/index.html"
     ;;
   student)
     setup
     # the same book with every exercise solution removed (scripts/student_edition.py)
-    "$PY" scripts/student_edition.py _build/student_src
+    "$PY" scripts/student_edition.py _build/student_src --edition student
     "$VENV/bin/jupyter-book" build _build/student_src --path-output _build/student --all -W -n --keep-going
     echo "The student edition is at $(pwd)/_build/student/_build/html/index.html"
     ;;
@@ -94,7 +109,9 @@ case "$cmd" in
     status=0
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
     ( renice -n 10 -p "$BASHPID" >/dev/null     # niced: it fills the cores the tests leave idle
-      build_book . --config _build/_config_stored_outputs.yml --all -W -n --keep-going
+      # the public edition, as ./run.sh book builds it (tests/test_reader.py checks that no
+      # solution of a graded exercise is in it)
+      build_public --config _build/_config_stored_outputs.yml --all -W -n --keep-going
     ) >_build/book-build.log 2>&1 &
     build=$!
     # the slowest notebooks first (xdist's loadfile hands out files in this order), so the
@@ -159,7 +176,7 @@ case "$cmd" in
     # the optional extra dpmarkov[spark] (pyspark), as pyproject.toml lists it
     # shellcheck disable=SC2046  # one word per requirement
     "$PY" -m pip install -q $("$PY" -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["spark"])')
-    [ -f _build/html/index.html ] || build_book . --all -W -n --keep-going
+    [ -f _build/html/index.html ] || build_public --all -W -n --keep-going
     # -rx: the count of code blocks that still scroll sideways is reported (tests/test_browser.py)
     DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py tests/test_browser.py \
       tests/test_trip_spark.py -p no:cacheprovider -rx

@@ -131,7 +131,13 @@ def test_mathjax_is_shipped_and_loaded_on_every_page_with_the_macros():
     fonts = list((HTML / "_static" / "mathjax" / "output" / "chtml" / "fonts").rglob("*.woff"))
     assert fonts, "MathJax's fonts are not shipped"
     macros = ext.mathjax_macros(ext.read_macros())
-    for page in [HTML / "book" / f"{p.stem}.html" for p in BOOK.glob("*.ipynb")]:
+    # the site is the public edition: the instructor part's pages (the exams) are not on it
+    edition = _load("student_edition", ROOT / "scripts" / "student_edition.py")
+    instructor = {Path(f).name for f in edition.instructor_pages(
+        yaml.safe_load((ROOT / "_toc.yml").read_text()))}
+    assert not [n for n in instructor if (HTML / "book" / f"{n}.html").exists()]
+    for page in [HTML / "book" / f"{p.stem}.html" for p in BOOK.glob("*.ipynb")
+                 if p.stem not in instructor]:
         text = page.read_text()
         assert re.search(r'<script[^>]+src="[./]*_static/mathjax/tex-chtml\.js(\?[^"]*)?"', text), page.name
         config = re.search(r"window\.MathJax = (\{.*?\})</script>", text, re.S)
@@ -146,6 +152,28 @@ def test_no_script_declares_a_constant_twice():
         srcs = re.findall(r'<script[^>]+src="([^"?]+)', text)
         assert len(srcs) == len(set(srcs)), f"{page.name}: a script is loaded twice"
         assert "sphinx-thebe.js" not in text and "THEBE_JS_URL" not in text, page.name
+
+
+#: The files of the site a reader can open or download (text); MathJax's own files are skipped.
+SITE_TEXT = {".html", ".ipynb", ".js", ".txt", ".md", ".py", ".json", ".yml", ".csv"}
+
+
+@BUILT
+def test_the_site_holds_no_solution_of_a_graded_exercise():
+    """The site is the public edition (./run.sh book, scripts/student_edition.py): no page,
+    downloadable notebook or search index holds a fingerprint of the solution of an exercise
+    an assignment grades (tests/test_student_edition.py shows the check finds them in the
+    instructor's book and through a page's markup)."""
+    edition = _load("student_edition", ROOT / "scripts" / "student_edition.py")
+    prints = edition.fingerprints(edition.graded_exercises())
+    found = {}
+    for path in sorted(HTML.rglob("*")):
+        if (path.is_file() and path.suffix in SITE_TEXT
+                and "mathjax" not in path.relative_to(HTML).parts):
+            hits = edition.leaks(edition.visible_text(path.read_text(errors="replace")), prints)
+            if hits:
+                found[str(path.relative_to(HTML))] = hits
+    assert not found, found
 
 
 @BUILT
