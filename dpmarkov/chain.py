@@ -520,7 +520,7 @@ def _streams(gen: np.random.Generator, alpha: np.ndarray):
     The uniforms come from a child of ``gen`` spawned once per call, so that a batch
     of matrices consumes both streams in order and batching never changes the draws.
     """
-    if np.all(alpha[alpha > 0] >= 1):
+    if np.count_nonzero(alpha >= 1) == np.count_nonzero(alpha):   # every alpha > 0 is >= 1
         return gen, None
     return gen, gen.spawn(1)[0]
 

@@ -193,10 +193,10 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
         out = np.empty(full)
     support = alpha > 0
     uniforms = gen if uniforms is None else uniforms
-    big = alpha[support] >= 1
+    big = np.count_nonzero(alpha >= 1)          # the supported alpha_i >= 1 (alpha >= 0)
     if in_logs is None:
-        in_logs = not np.any(big)
-    if np.all(big):
+        in_logs = big == 0
+    if big == np.count_nonzero(support):
         gen.standard_gamma(alpha, size=full, out=out)
         with np.errstate(over="ignore"):
             sums = _row_sums(out)
