@@ -212,8 +212,10 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
             log_g = np.log(gen.standard_gamma(a + 1, size=full))
             score = np.log(-np.log1p(-uniforms.random(full))) - np.log(a)
             log_g -= np.exp(score)
-        log_g[..., ~support] = -np.inf
-        _normalise_logs(log_g, np.where(support, score, np.inf), out)
+        if not support.all():
+            log_g[..., ~support] = -np.inf
+            score = np.where(support, score, np.inf)
+        _normalise_logs(log_g, score, out)
         out /= _row_sums(out)
     # entries outside the support are exactly 0 and all others > 0 unless one underflowed:
     # counting the nonzero entries finds out in one pass whether the floor has work to do
@@ -238,10 +240,22 @@ def _row_sums(x):
     return total
 
 
+def _row_max(x):
+    """``x.max(axis=-1, keepdims=True)``, faster for short rows (column by column; a
+    maximum is exact, and a NaN propagates either way)."""
+    width = x.shape[-1]
+    if width >= 8 or x.ndim < 2:
+        return x.max(axis=-1, keepdims=True)
+    top = x[..., 0:1].copy()
+    for j in range(1, width):
+        np.maximum(top, x[..., j:j + 1], out=top)
+    return top
+
+
 def _normalise_logs(log_g, score, out):
     """out = exp(log_g - row max), in place; a row whose every log is -inf (every exp(score)
     overflowed) becomes the vertex of its smallest ``score`` (inf outside the support)."""
-    top = log_g.max(axis=-1, keepdims=True)
+    top = _row_max(log_g)
     lost = ~np.isfinite(top[..., 0])
     if np.any(lost):               # every exp(score) overflowed: the vertex of min score
         s = score[lost]
