@@ -363,3 +363,21 @@ def test_draws_are_numpys_gamma_variates_divided_by_numpys_row_sums(n):
                               g / g.sum(axis=-1, keepdims=True))
         one = np.random.default_rng(6).standard_gamma(alpha)
         assert np.array_equal(dm.privatize(counts, k, rng=6), one / one.sum())
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 9])
+def test_draws_in_logs_use_numpys_row_maximum_and_sum(n):
+    # every parameter below 1: the draw is formed in logs (sample_dirichlet's docstring)
+    # from Gamma(a + 1) variates and uniforms of the same generator; short rows take their
+    # maximum and sum column by column (issue 38), which must give numpy's reductions bit
+    # for bit: a maximum over fewer columns, or a sum in another order, fails here
+    counts = np.arange(1, n + 1) * 3.0
+    k = 0.5
+    a = dm.dirichlet_parameters(counts, k)
+    gen = np.random.default_rng(8)
+    log_g = np.log(gen.standard_gamma(a + 1, size=(3000, n)))
+    log_g -= np.exp(np.log(-np.log1p(-gen.random((3000, n)))) - np.log(a))
+    x = np.exp(log_g - log_g.max(axis=-1, keepdims=True))
+    x /= x.sum(axis=-1, keepdims=True)
+    assert np.array_equal(dm.privatize(counts, k, rng=8, size=3000),
+                          np.maximum(x, np.nextafter(0.0, 1.0)))
