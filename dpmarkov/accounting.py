@@ -39,7 +39,7 @@ from ._pairs import rdp_design
 from .renyi import rdp_epsilon
 
 
-@attr.define(frozen=True, cache_hash=True)
+@attr.define(frozen=True)
 class DirichletDpEvent(dp_event.DpEvent):
     """One release of Algorithm 1: Dir(k c/N) for a count vector of N records in n categories,
     every count >= min_count (Assumption 3 with min_count = ceil(eta N))."""
@@ -135,7 +135,18 @@ DEFAULT_ORDERS = np.concatenate([np.linspace(1.01, 2.0, 100), np.linspace(2.05, 
 CACHED_RELEASES = 64
 
 
-@functools.lru_cache(maxsize=CACHED_RELEASES)
+def _kept(function, *args):
+    """``function(*args)`` through its cache; arguments that cannot be keys (an array
+    where a number is meant) go to the uncached function, whose checks name them.  The
+    caches are typed, so a bool is never served the result of the equal int."""
+    try:
+        hash(args)
+    except TypeError:
+        return function.__wrapped__(*args)
+    return function(*args)
+
+
+@functools.lru_cache(maxsize=CACHED_RELEASES, typed=True)
 def _rdp_curve(orders: bytes, k, N, n, min_count) -> np.ndarray:
     """``rdp_epsilon`` at the orders (float64 bytes) of one release, computed once, read-only."""
     curve = rdp_epsilon(np.frombuffer(orders), k, N, n, min_count)
@@ -143,7 +154,7 @@ def _rdp_curve(orders: bytes, k, N, n, min_count) -> np.ndarray:
     return curve
 
 
-@functools.lru_cache(maxsize=CACHED_RELEASES)
+@functools.lru_cache(maxsize=CACHED_RELEASES, typed=True)
 def _release_pld(k, N, n, min_count, discretization):
     """``privacy_loss_distribution`` of one release, computed once (dp_accounting's PLDs are
     never changed in place: composing makes a new one)."""
@@ -160,19 +171,35 @@ def _by_multiplicity(accountant, event, count, do_compose):
             if failed is not None:
                 return failed
         return None
-    distinct = collections.Counter()
+    distinct, first = collections.Counter(), {}
     for e in event.events:
-        if isinstance(e, DirichletDpEvent):
-            distinct[e] += 1
-        else:
+        key = _release_key(e)
+        if key is None:
             failed = accountant._maybe_compose(e, count, do_compose)
             if failed is not None:
                 return failed
-    for e, times in distinct.items():
-        failed = accountant._maybe_compose(e, count * times, do_compose)
+        else:
+            distinct[key] += 1
+            first.setdefault(key, e)
+    for key, times in distinct.items():
+        failed = accountant._maybe_compose(first[key], count * times, do_compose)
         if failed is not None:
             return failed
     return None
+
+
+def _release_key(event):
+    """What makes two ``DirichletDpEvent`` the same release: the type and value of each
+    field (k = True and k = 1 are not the same: the first is refused by the checks);
+    None for another event or a field that cannot be a key (an array)."""
+    if not isinstance(event, DirichletDpEvent):
+        return None
+    key = tuple((type(v), v) for v in (event.k, event.N, event.n, event.min_count))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 class DirichletRdpAccountant(rdp_privacy_accountant.RdpAccountant):
@@ -190,13 +217,13 @@ class DirichletRdpAccountant(rdp_privacy_accountant.RdpAccountant):
         if orders is None:
             orders = DEFAULT_ORDERS
         super().__init__(orders, NeighboringRelation.REPLACE_ONE)
+        self._orders_key = np.ascontiguousarray(orders, dtype=np.float64).tobytes()
 
     def _maybe_compose(self, event, count, do_compose):
         if isinstance(event, DirichletDpEvent):
             if do_compose:
-                orders = np.ascontiguousarray(self._orders, dtype=np.float64).tobytes()
-                self._rdp += count * _rdp_curve(orders, event.k, event.N, event.n,
-                                                event.min_count)
+                self._rdp += count * _kept(_rdp_curve, self._orders_key, event.k, event.N,
+                                           event.n, event.min_count)
             return None
         if isinstance(event, dp_event.ComposedDpEvent):
             return _by_multiplicity(self, event, count, do_compose)
@@ -243,8 +270,8 @@ class DirichletPldAccountant(pld_privacy_accountant.PLDAccountant):
     def _maybe_compose(self, event, count, do_compose):
         if isinstance(event, DirichletDpEvent):
             if do_compose:
-                one = _release_pld(event.k, event.N, event.n, event.min_count,
-                                   self._value_discretization_interval)
+                one = _kept(_release_pld, event.k, event.N, event.n, event.min_count,
+                            self._value_discretization_interval)
                 many = one.self_compose(count) if count > 1 else one
                 self._pld = many if self._pld is self._identity else self._pld.compose(many)
             return None

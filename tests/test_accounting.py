@@ -235,3 +235,24 @@ def test_pld_accountant_still_refuses_a_non_dp_event():
     a.compose(dp_event.ComposedDpEvent([acc.DirichletDpEvent(*DESIGN),
                                         dp_event.NonPrivateDpEvent()]))
     assert a.get_epsilon(1e-6) == math.inf
+
+
+@pytest.mark.parametrize("accountant", [acc.DirichletRdpAccountant, acc.DirichletPldAccountant])
+@pytest.mark.parametrize("k, error, match", [
+    (True, TypeError, "k=True is a bool"),
+    (np.array([20.6, 3.0]), ValueError, "k=array.*must be a scalar"),
+])
+def test_kept_releases_never_skip_the_checks(accountant, k, error, match):
+    # a release equal to one already kept (k = True == 1) or one that cannot be a key (an
+    # array) still goes through the checks, alone or grouped in a ComposedDpEvent; a cache
+    # keyed on equal values would serve k = True the curve of k = 1, and grouping by
+    # equality would compose it as k = 1
+    # (fresh accountants: dp_accounting's own ledger compares an event with the one before,
+    # which an array field cannot answer)
+    from dp_accounting import dp_event
+    accountant().compose(acc.DirichletDpEvent(1, 98, 5, 8))      # k = 1 is now kept
+    for event in (acc.DirichletDpEvent(k, 98, 5, 8),
+                  dp_event.ComposedDpEvent([acc.DirichletDpEvent(1, 98, 5, 8),
+                                            acc.DirichletDpEvent(k, 98, 5, 8)])):
+        with pytest.raises(error, match=match):
+            accountant().compose(event)
