@@ -32,15 +32,15 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import platform  # noqa: E402
-import time  # noqa: E402
+import argparse
+import platform
+import time
 
-import numpy as np  # noqa: E402
+import numpy as np
+from bench_chain import numpy_stationary, random_chain, synthetic_counts
+from bench_privacy import broadcast_eq6_eq7, chain_counts
 
-import dpmarkov as dm  # noqa: E402
-from bench_chain import numpy_stationary, random_chain, synthetic_counts  # noqa: E402
-from bench_privacy import broadcast_eq6_eq7, chain_counts  # noqa: E402
+import dpmarkov as dm
 
 SEED = 20260226
 
