@@ -19,6 +19,8 @@ Book: chapter "Many releases".
 """
 from __future__ import annotations
 
+import collections
+import functools
 import math
 
 import attr
@@ -129,45 +131,152 @@ DEFAULT_ORDERS = np.concatenate([np.linspace(1.01, 2.0, 100), np.linspace(2.05, 
                                  np.geomspace(64, 1e12, 400)[1:]])
 
 
+#: Distinct releases whose Renyi curve or privacy loss distribution is kept (per process).
+CACHED_RELEASES = 64
+
+
+def _kept(function, *args):
+    """``function(*args)`` through its cache; arguments that cannot be keys (an array
+    where a number is meant) go to the uncached function, whose checks name them.  The
+    caches are typed, so a bool is never served the result of the equal int."""
+    try:
+        hash(args)
+    except TypeError:
+        return function.__wrapped__(*args)
+    return function(*args)
+
+
+@functools.lru_cache(maxsize=CACHED_RELEASES, typed=True)
+def _rdp_curve(orders: bytes, k, N, n, min_count) -> np.ndarray:
+    """``rdp_epsilon`` at the orders (float64 bytes) of one release, computed once, read-only."""
+    curve = rdp_epsilon(np.frombuffer(orders), k, N, n, min_count)
+    curve.setflags(write=False)
+    return curve
+
+
+@functools.lru_cache(maxsize=CACHED_RELEASES, typed=True)
+def _release_pld(k, N, n, min_count, discretization):
+    """``privacy_loss_distribution`` of one release, computed once (dp_accounting's PLDs are
+    never changed in place: composing makes a new one)."""
+    return privacy_loss_distribution(k, N, n, min_count, discretization=discretization)
+
+
+def _by_multiplicity(accountant, event, count, do_compose):
+    """A ``ComposedDpEvent`` composed release by distinct release: equal ``DirichletDpEvent``
+    are counted and each distinct one is composed once with its multiplicity (composition is
+    commutative, so this is the same guarantee); other events go to the parent in order."""
+    if not do_compose:             # the check pass of ``compose``: nothing to count
+        for e in event.events:
+            failed = accountant._maybe_compose(e, count, False)
+            if failed is not None:
+                return failed
+        return None
+    distinct, first = collections.Counter(), {}
+    for e in event.events:
+        key = _release_key(e)
+        if key is None:
+            failed = accountant._maybe_compose(e, count, do_compose)
+            if failed is not None:
+                return failed
+        else:
+            distinct[key] += 1
+            first.setdefault(key, e)
+    for key, times in distinct.items():
+        failed = accountant._maybe_compose(first[key], count * times, do_compose)
+        if failed is not None:
+            return failed
+    return None
+
+
+def _release_key(event):
+    """What makes two ``DirichletDpEvent`` the same release: the type and value of each
+    field (k = True and k = 1 are not the same: the first is refused by the checks);
+    None for another event or a field that cannot be a key (an array)."""
+    if not isinstance(event, DirichletDpEvent):
+        return None
+    key = tuple((type(v), v) for v in (event.k, event.N, event.n, event.min_count))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 class DirichletRdpAccountant(rdp_privacy_accountant.RdpAccountant):
     """dp_accounting's RDP accountant that also accounts for ``DirichletDpEvent``.
 
-    Each event adds ``rdp_epsilon(orders, k, N, n, min_count)`` to the curve; other events
-    are handled as by the parent.  Neighbouring relation: replace one record.  ``orders``
-    defaults to ``DEFAULT_ORDERS``, which reach the orders where a small per-release loss
-    converts best.
+    Each event adds ``rdp_epsilon(orders, k, N, n, min_count)`` to the curve, times its
+    count; other events are handled as by the parent.  The curve of a release is computed
+    once per process (the last ``CACHED_RELEASES`` distinct releases and orders are kept),
+    and the equal releases of a ``ComposedDpEvent`` are composed once with their
+    multiplicity.  Neighbouring relation: replace one record.  ``orders`` defaults to
+    ``DEFAULT_ORDERS``, which reach the orders where a small per-release loss converts best.
     """
 
     def __init__(self, orders=None):
         if orders is None:
             orders = DEFAULT_ORDERS
         super().__init__(orders, NeighboringRelation.REPLACE_ONE)
+        self._orders_key = np.ascontiguousarray(orders, dtype=np.float64).tobytes()
 
     def _maybe_compose(self, event, count, do_compose):
         if isinstance(event, DirichletDpEvent):
             if do_compose:
-                self._rdp += count * rdp_epsilon(self._orders, event.k, event.N, event.n,
-                                                 event.min_count)
+                self._rdp += count * _kept(_rdp_curve, self._orders_key, event.k, event.N,
+                                           event.n, event.min_count)
             return None
+        if isinstance(event, dp_event.ComposedDpEvent):
+            return _by_multiplicity(self, event, count, do_compose)
         return super()._maybe_compose(event, count, do_compose)
+
+    def _finite_part(self, target_delta):
+        """The orders and curve without the orders of infinite RDP (every order >= 1, delta
+        > 0, at least one finite value): there dp_accounting's conversion gives epsilon =
+        inf, which is never its minimum, so leaving them out changes neither the epsilon
+        nor the order it returns; otherwise the whole curve."""
+        orders, rdp = np.asarray(self._orders), self._rdp
+        keep = ~np.isposinf(rdp)
+        if (not target_delta > 0 or keep.all() or not keep.any()
+                or np.any(orders[~keep] < 1)):
+            return self._orders, rdp
+        return orders[keep], rdp[keep]
+
+    def get_epsilon_and_optimal_order(self, target_delta):
+        """The parent's epsilon and order, from the orders of finite RDP only (the same
+        result: ``_finite_part``)."""
+        return rdp_privacy_accountant.compute_epsilon(*self._finite_part(target_delta),
+                                                      target_delta)
+
+    def get_epsilon(self, target_delta):
+        """The parent's epsilon, from the orders of finite RDP only (the same number)."""
+        return self.get_epsilon_and_optimal_order(target_delta)[0]
 
 
 class DirichletPldAccountant(pld_privacy_accountant.PLDAccountant):
     """dp_accounting's PLD accountant that also accounts for ``DirichletDpEvent`` (n >= 3).
 
-    Each event composes ``privacy_loss_distribution`` of the worst pair ``count`` times.
+    Each event composes ``privacy_loss_distribution`` of the worst pair ``count`` times
+    (``self_compose``).  The distribution of a release is computed once per process (the
+    last ``CACHED_RELEASES`` distinct releases are kept), the equal releases of a
+    ``ComposedDpEvent`` are composed once with their multiplicity, and the first release
+    composed into a fresh accountant replaces its identity distribution instead of being
+    convolved with it (as dp_accounting used directly would do).
     """
 
     def __init__(self, discretization=1e-3):
         super().__init__(NeighboringRelation.REPLACE_ONE, discretization)
+        self._identity = self._pld
 
     def _maybe_compose(self, event, count, do_compose):
         if isinstance(event, DirichletDpEvent):
             if do_compose:
-                one = privacy_loss_distribution(event.k, event.N, event.n, event.min_count,
-                                                discretization=self._value_discretization_interval)
-                self._pld = self._pld.compose(one.self_compose(count) if count > 1 else one)
+                one = _kept(_release_pld, event.k, event.N, event.n, event.min_count,
+                            self._value_discretization_interval)
+                many = one.self_compose(count) if count > 1 else one
+                self._pld = many if self._pld is self._identity else self._pld.compose(many)
             return None
+        if isinstance(event, dp_event.ComposedDpEvent):
+            return _by_multiplicity(self, event, count, do_compose)
         return super()._maybe_compose(event, count, do_compose)
 
 

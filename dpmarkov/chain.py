@@ -200,6 +200,11 @@ def check_counts(counts) -> np.ndarray:
     >>> dm.check_counts([[3, 1], [2, 4]]).shape
     (2, 2)
     """
+    return _counts_matrix(counts)
+
+
+def _counts_matrix(counts) -> np.ndarray:
+    """The body of ``check_counts``, for callers inside the package boundary."""
     arr = _checks.square_matrix("counts", counts)
     if arr.ndim != 2:
         raise ValueError(f"counts has shape {arr.shape}: expected one (n, n) matrix")
@@ -396,14 +401,14 @@ def _row_design(counts, k, eta, support=None):
     With ``support`` (Algorithm 2's public support) the counts must be positive
     exactly on it; the parameters are 0 outside it.
     """
-    arr = check_counts(counts)
+    arr = _counts_matrix(counts)
     n = arr.shape[0]
     if support is not None:
-        check_support(arr, support)
+        _support_of(arr, support)
     k_arr = _checks.positive("k", k)
     if k_arr.ndim > 1 or (k_arr.ndim == 1 and k_arr.shape[0] != n):
         raise ValueError(f"k has shape {k_arr.shape}: give one k or one per row ({n},)")
-    k_rows = np.broadcast_to(k_arr, (n,)).astype(float)
+    k_rows = k_arr.astype(float) if k_arr.ndim else np.full(n, float(k_arr))
     C = _checks.proportions(arr)
     if eta is not None:
         eta_arr = _checks.eta_ok(eta)
@@ -412,9 +417,11 @@ def _row_design(counts, k, eta, support=None):
         eta_rows = np.broadcast_to(eta_arr, (n,))
         check_support_border(arr, eta_rows)
         _checks.k_meets_assumption_4(k_rows, eta_rows)
-    alpha = k_rows[:, None] * C
-    small = (arr > 0) & (alpha < _checks.TINY)
-    if np.any(small):
+    alpha = np.multiply(k_rows[:, None], C, out=C)
+    # alpha is 0 at the zero counts; a parameter below TINY elsewhere makes more entries
+    # below TINY than there are zero counts (one counting pass each, no boolean matrix)
+    if np.count_nonzero(alpha < _checks.TINY) > arr.size - np.count_nonzero(arr):
+        small = (arr > 0) & (alpha < _checks.TINY)
         i = int(np.argwhere(small)[0][0])
         raise ValueError(f"k={k_rows[i]!r} (row {i}) gives a Dirichlet parameter k_i*C_ij="
                          f"{alpha[small][0]!r} below the smallest normal double "
@@ -464,7 +471,11 @@ def check_support(counts, support) -> np.ndarray:
     >>> int(dm.check_support(counts, counts > 0).sum())
     3
     """
-    arr = check_counts(counts)
+    return _support_of(_counts_matrix(counts), support)
+
+
+def _support_of(arr: np.ndarray, support) -> np.ndarray:
+    """``check_support`` on counts already checked by ``check_counts``."""
     mask = _checks.bool_matrix("support", support, arr.shape)
     outside = ~mask & (arr > 0)
     if np.any(outside):
@@ -509,7 +520,7 @@ def _streams(gen: np.random.Generator, alpha: np.ndarray):
     The uniforms come from a child of ``gen`` spawned once per call, so that a batch
     of matrices consumes both streams in order and batching never changes the draws.
     """
-    if np.all(alpha[alpha > 0] >= 1):
+    if np.count_nonzero(alpha >= 1) == np.count_nonzero(alpha):   # every alpha > 0 is >= 1
         return gen, None
     return gen, gen.spawn(1)[0]
 

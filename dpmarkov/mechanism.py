@@ -193,14 +193,17 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
         out = np.empty(full)
     support = alpha > 0
     uniforms = gen if uniforms is None else uniforms
+    big = np.count_nonzero(alpha >= 1)          # the supported alpha_i >= 1 (alpha >= 0)
     if in_logs is None:
-        in_logs = not np.any(alpha[support] >= 1)
-    if np.all(alpha[support] >= 1):
+        in_logs = big == 0
+    if big == np.count_nonzero(support):
         gen.standard_gamma(alpha, size=full, out=out)
         with np.errstate(over="ignore"):
-            if not np.all(np.isfinite(out.sum(axis=-1))):    # alpha near 1e308
-                out /= out.max(axis=-1, keepdims=True)
-        out /= out.sum(axis=-1, keepdims=True)
+            sums = _row_sums(out)
+        if not np.all(np.isfinite(sums)):                   # alpha near 1e308
+            out /= out.max(axis=-1, keepdims=True)
+            sums = _row_sums(out)
+        out /= sums
     elif not in_logs:
         _sample_mixed(alpha, full, gen, uniforms, out)
     else:
@@ -209,17 +212,50 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
             log_g = np.log(gen.standard_gamma(a + 1, size=full))
             score = np.log(-np.log1p(-uniforms.random(full))) - np.log(a)
             log_g -= np.exp(score)
-        log_g[..., ~support] = -np.inf
-        _normalise_logs(log_g, np.where(support, score, np.inf), out)
-        out /= out.sum(axis=-1, keepdims=True)
-    np.maximum(out, np.where(support, _SMALLEST, 0.0), out=out)
+        if not support.all():
+            log_g[..., ~support] = -np.inf
+            score = np.where(support, score, np.inf)
+        _normalise_logs(log_g, score, out)
+        out /= _row_sums(out)
+    # entries outside the support are exactly 0 and all others > 0 unless one underflowed:
+    # counting the nonzero entries finds out in one pass whether the floor has work to do
+    if np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size):
+        np.maximum(out, np.where(support, _SMALLEST, 0.0), out=out)
     return out
+
+
+def _row_sums(x):
+    """``x.sum(axis=-1, keepdims=True)``, bit for bit, faster for short rows.
+
+    Below 8 entries numpy adds a row's entries one after the other, left to right (its
+    pairwise summation starts at 8), which is what adding the columns in turn does, one
+    vectorised pass per column instead of a reduction per row.
+    """
+    width = x.shape[-1]
+    if width >= 8 or x.ndim < 2:
+        return x.sum(axis=-1, keepdims=True)
+    total = x[..., 0:1].copy()
+    for j in range(1, width):
+        total += x[..., j:j + 1]
+    return total
+
+
+def _row_max(x):
+    """``x.max(axis=-1, keepdims=True)``, faster for short rows (column by column; a
+    maximum is exact, and a NaN propagates either way)."""
+    width = x.shape[-1]
+    if width >= 8 or x.ndim < 2:
+        return x.max(axis=-1, keepdims=True)
+    top = x[..., 0:1].copy()
+    for j in range(1, width):
+        np.maximum(top, x[..., j:j + 1], out=top)
+    return top
 
 
 def _normalise_logs(log_g, score, out):
     """out = exp(log_g - row max), in place; a row whose every log is -inf (every exp(score)
     overflowed) becomes the vertex of its smallest ``score`` (inf outside the support)."""
-    top = log_g.max(axis=-1, keepdims=True)
+    top = _row_max(log_g)
     lost = ~np.isfinite(top[..., 0])
     if np.any(lost):               # every exp(score) overflowed: the vertex of min score
         s = score[lost]
@@ -238,13 +274,13 @@ def _sample_mixed(alpha, full, gen, uniforms, out):
     rows_alpha = alpha.reshape(-1, width)
     support = rows_alpha > 0
     small = support & (rows_alpha < 1)
-    gen.standard_gamma(np.where(small, rows_alpha + 1.0, rows_alpha).reshape(alpha.shape),
-                       size=full, out=out)
+    # a + 1 where small, a elsewhere (adding the mask's 0 or 1: faster than np.where)
+    gen.standard_gamma((rows_alpha + small).reshape(alpha.shape), size=full, out=out)
     draws = out.reshape(-1, rows_alpha.size)             # a view: one line per draw
     cols = np.flatnonzero(small)                         # the small entries within a draw
     a = rows_alpha.ravel()[cols]
     e = uniforms.standard_exponential((draws.shape[0], cols.size))     # E = -log U
-    lonely_row = ~np.any(support & ~small, axis=1)      # rows with no entry >= 1
+    lonely_row = ~np.any(rows_alpha >= 1, axis=1)       # rows with no entry >= 1
     lonely = lonely_row[cols // width]
     rows_view = out.reshape(draws.shape[0], -1, width)
     with np.errstate(divide="ignore", over="ignore", under="ignore"):

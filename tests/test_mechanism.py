@@ -347,3 +347,37 @@ def test_tiny_entries_next_to_large_ones_keep_their_relative_accuracy():
     assert np.all(np.abs(x[sub] - y) <= bound)
     below = expected_log < np.log(4.9e-324) - 1
     assert np.all(x[below] == np.nextafter(0.0, 1.0)) and np.all(x > 0)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 8, 9, 30])
+def test_draws_are_numpys_gamma_variates_divided_by_numpys_row_sums(n):
+    # the speed-up of short rows (issue 38) adds the columns in turn instead of numpy's
+    # row reduction: seeded releases must stay the same bits as standard_gamma divided by
+    # sum(axis=-1), on both sides of numpy's pairwise threshold (8); a sum in another
+    # order (x0 + (x1 + x2), or pairwise for short rows) changes some last bits and fails
+    counts = np.arange(1, n + 1) * 7.0
+    for k in (n * (n + 1.0), 1e4):       # every parameter >= 2: gamma variates, divided
+        alpha = dm.dirichlet_parameters(counts, k)
+        g = np.random.default_rng(5).standard_gamma(alpha, size=(4000, n))
+        assert np.array_equal(dm.privatize(counts, k, rng=5, size=4000),
+                              g / g.sum(axis=-1, keepdims=True))
+        one = np.random.default_rng(6).standard_gamma(alpha)
+        assert np.array_equal(dm.privatize(counts, k, rng=6), one / one.sum())
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 9])
+def test_draws_in_logs_use_numpys_row_maximum_and_sum(n):
+    # every parameter below 1: the draw is formed in logs (sample_dirichlet's docstring)
+    # from Gamma(a + 1) variates and uniforms of the same generator; short rows take their
+    # maximum and sum column by column (issue 38), which must give numpy's reductions bit
+    # for bit: a maximum over fewer columns, or a sum in another order, fails here
+    counts = np.arange(1, n + 1) * 3.0
+    k = 0.5
+    a = dm.dirichlet_parameters(counts, k)
+    gen = np.random.default_rng(8)
+    log_g = np.log(gen.standard_gamma(a + 1, size=(3000, n)))
+    log_g -= np.exp(np.log(-np.log1p(-gen.random((3000, n)))) - np.log(a))
+    x = np.exp(log_g - log_g.max(axis=-1, keepdims=True))
+    x /= x.sum(axis=-1, keepdims=True)
+    assert np.array_equal(dm.privatize(counts, k, rng=8, size=3000),
+                          np.maximum(x, np.nextafter(0.0, 1.0)))
