@@ -499,8 +499,9 @@ def delta(k, eta, N, n, gamma, *, method="union"):
 
     ``method="union"`` (default) replaces the probability by Boole's bound
     (``exit_probability_union``): never below eq. (7)'s delta, so the guarantee is
-    not weakened, and rounded outward by a bound on its own floating-point error: the
-    value to release or calibrate with.  ``method="exact"`` computes it by
+    not weakened, and rounded outward by a bound on its own floating-point error, down to
+    the smallest double (tails below 1e-200 are summed in logs, a subnormal value is
+    raised by the spacings its roundings can lose): the value to release or calibrate with.  ``method="exact"`` computes it by
     ``exit_probability_exact`` (for n >= 5 the upper end of a certified bracket), to
     measure how loose Boole's bound is; its quadrature carries no proven error bound,
     so it is not rounded outward and is not meant for a release.  The worst vector has
