@@ -11,9 +11,11 @@ outward:
   ``SERIES_FROM`` on, shared with ``accuracy``); the unit roundoff ``U``;
 - eq. (6)'s output term h log((1 - (n-1) gamma)/gamma) with its error bound, the exact
   worst-case loss at a minimum count (``exact_loss``), and ``outward`` rounding;
-- ``log_lower_tail``: log P(Beta(a, b) < u) given log u, also where u underflows, with
-  an error bound from ``BETAINC_REL``, the budget for scipy's incomplete Beta function;
-  ``outward_probability`` rounds a probability outward with such a budget;
+- ``log_betainc`` and ``log_lower_tail``: log P(Beta(a, b) < u), also where u or the tail
+  underflows, with an error bound (``BETAINC_REL``, the budget for scipy's incomplete Beta
+  function, or DLMF 8.17.8's series in logs below ``BETAINC_TRUSTED``);
+  ``outward_probability`` rounds a probability outward from its logarithm and such a
+  bound, and ``above_floor`` covers the last subnormal spacings relative bounds miss;
 - safe-side roots: ``push_upper_end`` and ``root_on_safe_side`` bracket and solve many
   monotone equations at once and stop on the side where the function was evaluated <= 0.
 
