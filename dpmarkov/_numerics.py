@@ -11,9 +11,11 @@ outward:
   ``SERIES_FROM`` on, shared with ``accuracy``); the unit roundoff ``U``;
 - eq. (6)'s output term h log((1 - (n-1) gamma)/gamma) with its error bound, the exact
   worst-case loss at a minimum count (``exact_loss``), and ``outward`` rounding;
-- ``log_lower_tail``: log P(Beta(a, b) < u) given log u, also where u underflows, with
-  an error bound from ``BETAINC_REL``, the budget for scipy's incomplete Beta function;
-  ``outward_probability`` rounds a probability outward with such a budget;
+- ``log_betainc`` and ``log_lower_tail``: log P(Beta(a, b) < u), also where u or the tail
+  underflows, with an error bound (``BETAINC_REL``, the budget for scipy's incomplete Beta
+  function, or DLMF 8.17.8's series in logs below ``BETAINC_TRUSTED``);
+  ``outward_probability`` rounds a probability outward from its logarithm and such a
+  bound, and ``above_floor`` covers the last subnormal spacings relative bounds miss;
 - safe-side roots: ``push_upper_end`` and ``root_on_safe_side`` bracket and solve many
   monotone equations at once and stop on the side where the function was evaluated <= 0.
 
@@ -248,22 +250,48 @@ def outward(value, error):
 
 
 
-#: Relative error budget of ``scipy.special.betainc`` (Boost's ibeta), which has no proven
-#: bound: Boost's tables give peak errors of a few hundred ulps in double precision; we
-#: allow 1e-12 (4500 ulps), 20 times the largest error the tests measure against 40-digit
-#: mpmath over the designs of delta and the profile (tests/test_delta.py, test_profile.py).
+#: Relative error budget of ``scipy.special.betainc`` (Boost's ibeta) where its value is at
+#: least ``BETAINC_TRUSTED``: it has no proven bound; Boost's tables give peak errors of a
+#: few hundred ulps in double precision; we allow 1e-12 (4500 ulps), 20 times the largest
+#: error the tests measure against 40-digit mpmath over the designs of delta and the profile
+#: (tests/test_delta.py, test_profile.py).
 BETAINC_REL = 1e-12
+#: Below this value ``betainc`` is not used: for large shapes it loses digits from about
+#: 1e-250 on and returns 0 for tails near 1e-270 that are far above the smallest double
+#: (tests/test_tiny_values.py); ``log_betainc`` sums DLMF 8.17.8's series in logs instead.
+BETAINC_TRUSTED = 1e-200
 #: The smallest positive double: a probability that is > 0 but underflows is rounded up to it.
 TINY = float(np.finfo(float).smallest_subnormal)
+#: The smallest normal double; below it a double is a multiple of ``TINY`` and a product or
+#: an exponential rounds by up to one ``TINY`` whatever its relative accuracy.
+NORMAL = float(np.finfo(float).tiny)
+#: Terms of DLMF 8.17.8's series summed at most (``log_betainc``); a remainder left over is
+#: bounded and counted in the error, never dropped.
+_SERIES_TERMS = 2000
 
 
-def outward_probability(value, log_error):
-    """A probability known to be > 0 rounded outward: value e^(log_error + 4u) (log_error
-    bounds the error of log value), at least ``TINY`` (a positive value that underflowed:
-    its error bound, relative to a logarithm beyond -745, cannot lift it) and at most 1."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        grown = value * np.exp(np.minimum(log_error + 4.0 * U, 709.0))
-    return np.minimum(np.where(value > 0, np.maximum(grown, TINY), TINY), 1.0)
+def above_floor(value, slack=2):
+    """``value`` raised by ``slack`` spacings ``TINY`` where it is below the normal range.
+
+    Relative error bounds cannot reach the last ``TINY`` of a subnormal result (4u times
+    1e-310 underflows to 0), while one product or exponential that lands there can round it
+    down by a whole ``TINY``: a value computed with at most ``slack`` such roundings and a
+    relative bound that covers the rest is never below the real number after this step.
+    Normal values and 0 are returned unchanged (a result that underflowed to 0 is below
+    TINY / 2 in truth; the callers round it up to ``TINY``)."""
+    return np.where((value > 0) & (value < NORMAL), value + slack * TINY, value)
+
+
+def outward_probability(log_value, log_error):
+    """A probability known to be > 0, given as log_value with an error bound log_error on that
+    logarithm, rounded outward: e^(log_value + log_error + 4u (1 + |log_value|)), raised by
+    ``above_floor`` in the subnormal range, at least ``TINY`` (a positive value whose
+    logarithm is below -745 underflows) and at most 1."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        grown = np.exp(np.minimum(log_value + log_error + 4.0 * U * (1.0 + np.abs(log_value)),
+                                  0.0))
+    grown = np.where(np.isneginf(log_value), 0.0, grown)     # underflowed: TINY below
+    return np.minimum(np.maximum(above_floor(grown), TINY), 1.0)
 
 
 def betainc_shape_error(a, b, x, rel_a, rel_b):
@@ -276,30 +304,96 @@ def betainc_shape_error(a, b, x, rel_a, rel_b):
                 + rel_b * (b * np.abs(np.log1p(-x)) + 1.0 + b * np.log1p(a / b)))
 
 
-def log_lower_tail(a, b, log_u, *, error=False):
-    """log P(Beta(a, b) < u) given log u, also when u underflows.
+def _log_series(a, b, x, log_x):
+    """log I_x(a, b) by DLMF 8.17.8 and a bound on its absolute error, for 1-d arrays.
 
-    For log u < -700, I_u(a, b) = u^a / (a B(a, b)) * (1 + O(u)) and the O(u) term is
-    below 1e-300: the leading term is exact in double precision.  This matters for a
-    small k, where the tail that decides L > eps sits at 1 - V < e^(-1000) and more.
-    With ``error=True`` also a bound on the absolute error of the logarithm, given log u:
-    ``BETAINC_REL`` plus the rounding of the logarithm (regular branch), or the roundings
-    of a log u, log a and log B(a, b) (asymptotic branch).  An error in u itself is not
-    included: the profile evaluates both laws at the same u, at the optimal threshold,
-    where it cancels to first order (``_pairs.pair_profile_at``).
+    I_x(a, b) = x^a (1 - x)^b / (a B(a, b)) F,  F = sum_n t_n,  t_0 = 1,
+    t_(n+1) = t_n r_n,  r_n = (a + b + n) x / (a + 1 + n).  Every term is positive and r_n
+    moves monotonically from r_0 towards x, so after n terms the remainder is at most
+    t_n / (1 - R), R = max(r_n, x) (where R < 1).  The sum stops when that is below 2^-60
+    of the partial sum; where R_0 = max(r_0, x) says that takes more than ``_SERIES_TERMS``
+    terms (shapes of a million and more near the mean) only t_0 is taken, with the
+    remainder's bound r_0 / (1 - R_0) (sound, looser).  The remainder's bound log1p(rest/S)
+    is part of the error (infinite where R >= 1: no bound; ``log_betainc`` then keeps
+    scipy's value), with the rounding of the terms (each t_n carries at most 3n u, the sum
+    n u more) and of the prefix (16u of each of its logarithms, ``betaln`` included).
     """
-    tiny = log_u < -700.0
+    with np.errstate(all="ignore"):
+        prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
+        prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
+                                   + np.abs(np.log(a)) + np.abs(betaln(a, b)))
+        total = np.ones(a.shape)
+        term = np.ones(a.shape)
+        r0 = (a + b) * x / (a + 1.0)
+        worst = np.maximum(r0, x)
+        rest = np.where(worst < 1.0, r0 / (1.0 - worst), np.inf)   # the bound after t_0
+        # sum only where the remainder falls below 2^-60 within the budget of terms (huge
+        # shapes near the mean would need millions): elsewhere t_0 and its bound stand
+        needed = np.log(2.0 ** -60 * (1.0 - worst)) / np.log(worst)
+        live = np.flatnonzero((worst < 1.0) & (needed <= _SERIES_TERMS)
+                              & np.isfinite(prefix) & np.isfinite(prefix_error))
+        n = 0
+        while live.size and n < _SERIES_TERMS:
+            al, bl, xl = a[live], b[live], x[live]
+            ratio = (al + bl + n) * xl / (al + 1.0 + n)
+            term[live] *= ratio
+            total[live] += term[live]
+            n += 1
+            ratio_next = (al + bl + n) * xl / (al + 1.0 + n)
+            worst = np.maximum(ratio_next, xl)
+            rest[live] = np.where(worst < 1.0, term[live] * ratio_next / (1.0 - worst), np.inf)
+            live = live[~(rest[live] <= 2.0 ** -60 * total[live])]
+        error = prefix_error + np.log1p(rest / total) + 4.0 * (n + 1) * U
+    return prefix + np.log(total), error
+
+
+def log_betainc(a, b, x, log_x=None, *, error=False):
+    """log I_x(a, b), the lower tail of Beta(a, b) at x (0 < x < 1, a, b > 0), as a logarithm.
+
+    ``scipy.special.betainc`` where its value is at least ``BETAINC_TRUSTED`` (error budget
+    ``BETAINC_REL``); below it the series of DLMF 8.17.8 summed in logs (``_log_series``),
+    so a tail of 1e-300 or 1e-320, or one far below the smallest double, keeps its relative
+    accuracy instead of being lost in scipy's underflow.  ``log_x``: log x when the caller
+    has it more accurately than from x (x itself may then underflow to 0, where the series'
+    terms beyond the first are 0 and the prefix carries the value).  With ``error=True``
+    also a bound on the absolute error of the logarithm (the errors of a, b and x excluded).
+    Broadcasts.
+    """
+    a, b, x = np.broadcast_arrays(*(np.asarray(v, float) for v in (a, b, x)))
+    log_x = np.log(x) if log_x is None else np.broadcast_to(np.asarray(log_x, float), a.shape)
     with np.errstate(divide="ignore"):
-        regular = np.log(betainc(a, b, np.exp(np.where(tiny, -700.0, log_u))))
-    scaled, log_a, log_beta = a * log_u, np.log(a), betaln(a, b)
-    asymptotic = scaled - log_a - log_beta
-    value = np.where(tiny, asymptotic, regular)
+        direct = betainc(a, b, x)
+        value = np.log(direct)
+    # (where scipy underflows to 0 its -inf keeps the budget alone; where it gives NaN, the
+    # trivial bound I <= 1 with an infinite error stands until the series replaces it)
+    bound = BETAINC_REL + 4.0 * U * np.where(np.isfinite(value), np.abs(value), 0.0)
+    bad = np.isnan(value)
+    value[bad], bound[bad] = 0.0, np.inf
+    low = ~(direct >= BETAINC_TRUSTED)
+    if low.any():
+        series, series_error = _log_series(a[low], b[low], x[low], log_x[low])
+        # no bound on the remainder, or shapes so large (k near the float maximum) that the
+        # prefix overflows: scipy's value and budget, as before the series
+        keep = ~(np.isfinite(series_error) & ~np.isnan(series))
+        series[keep], series_error[keep] = value[low][keep], bound[low][keep]
+        value[low], bound[low] = series, series_error
+    value = np.minimum(value, 0.0)                 # a probability: cancellation cannot lift it
     if not error:
-        return value
-    with np.errstate(invalid="ignore"):
-        bound = np.where(tiny, 8.0 * U * (np.abs(scaled) + np.abs(log_a) + np.abs(log_beta))
-                         + 1e-300, BETAINC_REL + 4.0 * U * np.abs(regular))
-    return value, bound
+        return value if value.ndim else value[()]
+    return (value, bound) if value.ndim else (value[()], bound[()])
+
+
+def log_lower_tail(a, b, log_u, *, error=False):
+    """log P(Beta(a, b) < u) given log u, also when u underflows: ``log_betainc`` at u.
+
+    With ``error=True`` also a bound on the absolute error of the logarithm, given log u
+    (``log_betainc``'s).  An error in u itself is not included: the profile evaluates both
+    laws at the same u, at the optimal threshold, where it cancels to first order
+    (``_pairs.pair_profile_at``).
+    """
+    with np.errstate(under="ignore"):
+        u = np.exp(log_u)
+    return log_betainc(a, b, u, log_u, error=error)
 
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks
-from ._numerics import TINY, U, lgamma_increment, log_lower_tail, outward
+from ._numerics import TINY, U, above_floor, increment_difference, log_lower_tail, outward
 
 def adjacent_indices_named(counts, counts_prime, prime_name):
     """``adjacent_indices`` with the caller's name for the second vector in its messages
@@ -126,8 +126,11 @@ def pair_terms(c_i, c_j, k, N):
     D costs two ``lgamma_increment`` calls, most of an evaluation at one eps: a root
     search over eps on one pair computes these once (``_epsilon_one``)."""
     h = k / N
-    a_i, a_j = k * c_i / N, k * c_j / N
-    return h, a_i, a_j, lgamma_increment(a_i, h) - lgamma_increment(a_j - h, h)
+    with np.errstate(over="ignore"):
+        a_i, a_j = k * c_i / N, k * c_j / N
+    if not (np.isfinite(a_i).all() and np.isfinite(a_j).all()):   # k c overflows, k c/N not
+        a_i, a_j = h * c_i, h * c_j
+    return h, a_i, a_j, increment_difference(a_i, a_j - h, h)   # no overflowing h psi
 
 
 def pair_profile_at(eps, h, a_i, a_j, data):
@@ -139,7 +142,9 @@ def pair_profile_at(eps, h, a_i, a_j, data):
     + |log Q|)), plus the rounding of the sum.  The threshold u comes from the data term D,
     whose rounding moves u for both laws alike: at the optimal u, where the two densities
     times (1, e^eps) are equal, that changes H only to second order.  H > 0 (the loss is
-    unbounded), so a value that underflows is rounded up to the smallest double.
+    unbounded), so a value that underflows is rounded up to the smallest double; a
+    subnormal value is raised by three spacings (``above_floor``: the exponential, the
+    product and the error terms, whose relative size underflows there).
     """
     eps = np.asarray(eps, float)[:, None]
     log_u = -np.logaddexp(0.0, (eps - data) / h)
@@ -152,8 +157,11 @@ def pair_profile_at(eps, h, a_i, a_j, data):
         weighted_q = p * np.exp(r)                    # e^eps Q
         err_r = err_p + err_q + 4.0 * U * (np.abs(eps) + np.abs(log_p) + np.abs(log_q))
         error = out * (err_p + 4.0 * U) + np.where(weighted_q > 0, weighted_q * err_r, 0.0)
-        bound = outward(np.maximum(out, 0.0), error)
+        # the exponential and the product may each round a subnormal result down by a TINY
+        bound = above_floor(outward(np.maximum(out, 0.0), error), slack=3)
     bound = np.where(np.isneginf(log_p), 0.0, bound)
+    # no usable tail (k near the float maximum: the bounds overflow): the trivial bound
+    bound = np.where(np.isfinite(err_p) & np.isfinite(err_q) & ~np.isnan(bound), bound, 1.0)
     return np.minimum(np.maximum(bound, TINY), 1.0)
 
 

@@ -296,7 +296,9 @@ def hockey_stick_discrete(p, q, eps):
     if p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p has {p.shape[-1]} outcomes but q has {q.shape[-1]}")
     e = _eps_array(eps)
-    out = _hockey_terms(p, q, e[..., None]).sum(axis=-1)
+    # a divergence of probability laws is at most 1; the sum of rounded terms can exceed it
+    # by an ulp (1.0000000000000002), which no probability may
+    out = np.minimum(_hockey_terms(p, q, e[..., None]).sum(axis=-1), 1.0)
     return out if np.ndim(out) else float(out)
 
 
@@ -393,6 +395,7 @@ def profile_discrete(M, pairs, eps):
     out = np.empty(e.shape)
     for i, ee in np.ndenumerate(e):           # one eps at a time: (pairs, outputs) arrays
         out[i] = _hockey_terms(p, q, ee).sum(axis=-1).max()
+    np.minimum(out, 1.0, out=out)             # a probability: never 1 + ulp (hockey_stick_discrete)
     return out if np.ndim(out) else float(out)
 
 

@@ -8,6 +8,8 @@ in the README).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from . import _checks
 
 
@@ -72,7 +74,8 @@ def below(value, bound: float, *, markdown: bool = False):
         The error size(s); the largest absolute value is compared with ``bound``.
     bound : float
         A positive bound, usually a power of ten, chosen with a margin over every
-        machine's noise.
+        machine's noise; printed as the shortest decimal that reads back as it
+        (``1.5e-15`` stays ``1.5e-15``), never rounded to a smaller number.
     markdown : bool, optional
         Return ``IPython.display.Markdown`` ("below $10^{-15}$") to glue instead of text.
 
@@ -100,8 +103,12 @@ def below(value, bound: float, *, markdown: bool = False):
     if not largest < limit:
         raise ValueError(f"value={largest!r} is not below bound={limit!r}: it is not "
                          "rounding noise under this bound")
-    mantissa, exponent = f"{limit:.0e}".split("e")
-    text = f"{mantissa}e{int(exponent)}" if mantissa != "1" else f"1e{int(exponent)}"
+    # the bound as the shortest decimal that reads back as this double (1e-15, 1.5e-15, 4e-16):
+    # rounding it to one digit could print a number the value is not below (1.4e-15 "below
+    # 1e-15"); the decimal is within half an ulp of the double, and no double lies between
+    # them, so a value below the double is below the printed number too
+    mantissa, exponent = np.format_float_scientific(limit, unique=True, trim="-").split("e")
+    text = f"{mantissa}e{int(exponent)}"
     if not markdown:
         return f"below {text}"
     from IPython.display import Markdown

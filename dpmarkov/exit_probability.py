@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import betainc, betaln
 
 from . import _checks
-from ._numerics import BETAINC_REL, U, betainc_shape_error, outward_probability
+from ._numerics import U, betainc_shape_error, log_betainc, outward_probability
 
 
 @_checks.public
@@ -459,9 +459,10 @@ def delta_union(k, eta, N, n, gamma, m=None):
 
     Internal (also used by ``baselines``), not part of the public API.
 
-    One broadcast evaluation: (n-1) Beta tails at the minimum count m plus the one at
-    N - (n-1) m, capped at 1, rounded outward (``outward_probability``) by the tails' error
-    budget ``BETAINC_REL``, the effect of the rounding of their shapes k c/N and
+    One broadcast evaluation, in logarithms: (n-1) Beta tails at the minimum count m plus
+    the one at N - (n-1) m (``log_betainc``, exact in relative terms also where a tail is
+    far below the smallest double), capped at 1, rounded outward (``outward_probability``,
+    which also covers the last subnormal spacing) by the tails' error bounds, the effect of the rounding of their shapes k c/N and
     k (1 - c/N) (``betainc_shape_error``, a bound on the change of the logarithm; 1 - c/N
     loses c/(N - c) ulps) and the sum's rounding: never below eq. (7)'s union bound (tests: 60-digit mpmath, n = 2 to 5).
     ``m``: ``min_count(eta, N)`` when the caller has it already.
@@ -469,15 +470,22 @@ def delta_union(k, eta, N, n, gamma, m=None):
     if m is None:
         m = _checks.min_count(eta, N)
     big = N - (n - 1) * m
-    rel = BETAINC_REL + 4.0 * U
     with np.errstate(all="ignore"):
-        tails = []
+        tails, errors = [], []
         for c in (m, big):
             a, b = k * (c / N), k * (1 - c / N)
-            tails.append(betainc(a, b, gamma))
-            rel = rel + betainc_shape_error(a, b, gamma, 3.0 * U, (3.0 + c / (N - c)) * U)
-        small, large = tails
-    return outward_probability((n - 1) * small + large, rel)
+            log_tail, err = log_betainc(a, b, gamma, error=True)
+            tails.append(log_tail)
+            errors.append(err + betainc_shape_error(a, b, gamma, 3.0 * U, (3.0 + c / (N - c)) * U))
+        (small, large), (err_small, err_large) = tails, errors
+        log_sum = np.logaddexp(np.log(n - 1.0) + small, large)
+        # both terms are positive: the sum's logarithm is off by at most the larger error,
+        # plus the roundings of log(n - 1), the sum and logaddexp
+        # (a tail whose logarithm is -inf weighs nothing in the sum)
+        sizes = np.where(np.isfinite(small), np.abs(small), 0.0) + np.where(
+            np.isfinite(large), np.abs(large), 0.0)
+        error = np.maximum(err_small, err_large) + 8.0 * U * (sizes + 1.0)
+    return outward_probability(log_sum, error)
 
 
 @_checks.public
@@ -491,8 +499,9 @@ def delta(k, eta, N, n, gamma, *, method="union"):
 
     ``method="union"`` (default) replaces the probability by Boole's bound
     (``exit_probability_union``): never below eq. (7)'s delta, so the guarantee is
-    not weakened, and rounded outward by a bound on its own floating-point error: the
-    value to release or calibrate with.  ``method="exact"`` computes it by
+    not weakened, and rounded outward by a bound on its own floating-point error, down to
+    the smallest double (tails below 1e-200 are summed in logs, a subnormal value is
+    raised by the spacings its roundings can lose): the value to release or calibrate with.  ``method="exact"`` computes it by
     ``exit_probability_exact`` (for n >= 5 the upper end of a certified bracket), to
     measure how loose Boole's bound is; its quadrature carries no proven error bound,
     so it is not rounded outward and is not meant for a release.  The worst vector has

@@ -18,11 +18,17 @@ from .projection import project_to_simplex
 
 # ------------------------------------------------------------ analytic Gaussian
 def _gaussian_delta(s, eps, D):
-    """Unchecked float core of ``analytic_gaussian_delta`` (broadcasts)."""
-    a = D / (2 * s) - eps * s / D
-    b = -D / (2 * s) - eps * s / D
-    la = log_ndtr(a)
-    return np.exp(la) * -np.expm1(eps + log_ndtr(b) - la)
+    """Unchecked float core of ``analytic_gaussian_delta`` (broadcasts).
+
+    Where eps s / D overflows or Phi(a) is below the smallest double (log Phi(a) = -inf),
+    delta < Phi(a) underflows too: its nearest double is 0, returned as such.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = D / (2 * s) - eps * s / D
+        b = -D / (2 * s) - eps * s / D
+        la = log_ndtr(a)
+        out = np.exp(la) * -np.expm1(eps + log_ndtr(b) - la)
+    return np.where(np.isneginf(la), 0.0, out)
 
 
 @_checks.public
