@@ -32,7 +32,7 @@ formula -- and looks for a set T that breaks the claim:
      the coordinates, log-ratios, order statistics and ranks, ties, the
      floating-point sum and bit fields of each double (``_learned_features``).  It
      is fitted on the first outputs of the choosing half (at most ``LEARN_ROWS`` per
-     input) and its threshold is chosen on the rest of that half; it sees relations
+     input) and its threshold is chosen on the next ``CHOOSE_ROWS`` at most; it sees relations
      between coordinates (a leak in the joint structure of the output) that no
      function of one coordinate shows.
    A user's ``statistic`` replaces the four by one family: its threshold sets and
@@ -80,6 +80,9 @@ FAMILIES = ("thresholds", "atoms", "bits", "learned")
 #: outputs of each input the learned family's classifier is fitted on (at most; the rest
 #: of the choosing half, at least half of it, chooses the classifier's threshold).
 LEARN_ROWS = 5000
+#: outputs of each input the learned family's threshold is chosen on (at most: the rest
+#: of the choosing half after the fit, up to this many; scoring is its largest cost).
+CHOOSE_ROWS = 20_000
 #: boosting iterations of the learned family's classifier (at most; one per 20 outputs of
 #: each input it is fitted on, at least 10: few outputs support few trees).
 _LEARN_ITERATIONS = 50
@@ -564,8 +567,8 @@ class _Learned(_Family):
     A gradient-boosted tree classifier (scikit-learn's ``HistGradientBoostingClassifier``)
     learns to tell the outputs of the two inputs apart from ``_learned_features``; it is
     fitted on the first outputs of the choosing half of each input (at most
-    ``LEARN_ROWS``), and its thresholds are chosen on the rest of that half, whose
-    scores it has not seen.  The held-out half only counts the chosen set's hits."""
+    ``LEARN_ROWS``), and its thresholds are chosen on the next outputs of that half (at
+    most ``CHOOSE_ROWS``), which it has not seen.  The held-out half only counts the chosen set's hits."""
     name = "learned"
 
     def __init__(self, first, pair, z):
@@ -583,7 +586,8 @@ class _Learned(_Family):
             max_leaf_nodes=15, early_stopping=False, random_state=0)
         with _one_thread():
             self.model.fit(train, labels)
-        scores = {d: self.score(first[d][self.fit_rows:]) for d in DIRECTIONS}
+        choose = slice(self.fit_rows, self.fit_rows + CHOOSE_ROWS)
+        scores = {d: self.score(first[d][choose]) for d in DIRECTIONS}
         self.tables = {("learned", d): t
                        for d, t in _tables_of(scores, z, _COORDINATE_THRESHOLDS).items()}
 
