@@ -32,8 +32,8 @@ formula -- and looks for a set T that breaks the claim:
      the coordinates, log-ratios, order statistics and ranks, ties, the
      floating-point sum and bit fields of each double (``_learned_features``).  It
      is fitted on the first outputs of the choosing half (at most ``LEARN_ROWS`` per
-     input) and its threshold is chosen on the next ``CHOOSE_ROWS`` at most; it sees relations
-     between coordinates (a leak in the joint structure of the output) that no
+     input) and its threshold is chosen on the next ``CHOOSE_ROWS`` at most; it sees
+     relations between coordinates (a leak in the joint structure of the output) that no
      function of one coordinate shows.
    A user's ``statistic`` replaces the four by one family: its threshold sets and
    its atoms (values seen at least three times);
@@ -568,7 +568,8 @@ class _Learned(_Family):
     learns to tell the outputs of the two inputs apart from ``_learned_features``; it is
     fitted on the first outputs of the choosing half of each input (at most
     ``LEARN_ROWS``), and its thresholds are chosen on the next outputs of that half (at
-    most ``CHOOSE_ROWS``), which it has not seen.  The held-out half only counts the chosen set's hits."""
+    most ``CHOOSE_ROWS``), which it has not seen.  The held-out half only counts the
+    chosen set's hits."""
     name = "learned"
 
     def __init__(self, first, pair, z):
@@ -623,8 +624,8 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     coordinate, exact and near atoms, raw bits, a learned classifier's threshold
     sets) chooses its set on the first half of the samples, in both orders of the
     inputs; each chosen set is bounded on the second half at level alpha / F, for the
-    F sets tested (module docstring).  A refutation is a proof at confidence
-    1 - alpha that the claim is false; no result certifies a claim.  The book's
+    F sets tested (module docstring).  A refutation shows at confidence 1 - alpha
+    that the claim is false; no result certifies a claim.  The book's
     chapter "Privacy audit" shows what it catches (Definition 4).
 
     Parameters
