@@ -71,8 +71,8 @@ from .mechanism import privatize
 
 #: the two orders of the inputs: "c" means P = law of M(c), Q = law of M(c').
 DIRECTIONS = ("c", "c'")
-#: the kinds of candidate set.
-KINDS = ("above", "below", "atoms", "bit")
+#: the kinds of candidate set ("empty": no family found one).
+KINDS = ("above", "below", "atoms", "bit", "empty")
 #: the other input of each order.
 _OTHER = {"c": "c'", "c'": "c"}
 #: the families of candidate sets of the default audit (one set tested per family).
@@ -122,7 +122,8 @@ class AuditResult:
     P), ``kind`` ("above": T = {s > t}; "below": T = {s < t}, s the log-ratio, a
     coordinate, a user's statistic or the learned classifier's score; "atoms": T a
     finite set of repeated outputs; "bit": T = {bit ``bit`` of coordinate
-    ``coordinate`` equals ``threshold``}),
+    ``coordinate`` equals ``threshold``}; "empty": no family found a set, T is empty and
+    the bound 0 is exact, ``family`` "none" and ``tests`` 0),
     ``threshold`` (t, the bit's value, or None for atoms) and ``coordinate`` (the
     coordinate the set looks at; None for the log-ratio, a user's statistic, the
     learned score or whole output vectors).  ``dropped_bits`` is the resolution of
@@ -797,6 +798,10 @@ def _results(tested, eps_values, samples, alpha, default, vector):
                         cand.dropped_bits, cand.bit, int(f))
         if results[index] is None or r.lower_bound > results[index].lower_bound:
             results[index] = r
+    # an epsilon at which no family found a set: the empty set, P - e^eps Q = 0 exactly
+    results = [AuditResult(float(eps), None, 0.0, 0.0, 0.0, 0.0, alpha, samples, "c", "empty",
+                           default_statistic=default, family="none", tests=0)
+               if r is None else r for eps, r in zip(eps_values, results)]
     return results if vector else results[0]
 
 
@@ -857,7 +862,7 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
     if result.coordinate is not None and not 0 <= result.coordinate < c.size:
         raise ValueError(f"result looks at coordinate {result.coordinate}, but counts has "
                          f"{c.size} categories: pass the count vectors that were audited")
-    if result.kind == "atoms":
+    if result.kind in ("atoms", "empty"):            # finitely many points, or none
         return 0.0, 0.0, 0.0
     first, second = (c, cp) if result.direction == "c" else (cp, c)
     N = c.sum()

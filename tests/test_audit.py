@@ -330,6 +330,27 @@ def test_audit_input_policy():
         audit_hockey_stick(W_C, W_ADJ, 1.0, mechanism="dirichlet")
     with pytest.raises(ValueError, match="finite"):
         audit_hockey_stick(W_C, W_ADJ, np.nan, k=K, samples=100)
+    # families: distinct names among FAMILIES, at least one, not with a statistic
+    for bad in ((), ("thresholds", "thresholds"), ("learnt",), (1,), "bit"):
+        with pytest.raises(ValueError, match="families=.*distinct families"):
+            audit_hockey_stick(W_C, W_ADJ, 1.0, k=K, samples=100, families=bad)
+    with pytest.raises(ValueError, match="families=.*statistic"):
+        audit_hockey_stick(W_C, W_ADJ, 1.0, k=K, samples=100, families=("bits",),
+                           statistic=lambda x: x[:, 0])
+    r = audit_hockey_stick(W_C, W_ADJ, 1.0, k=K, samples=100, rng=0, families="bits")
+    assert r.family == "bits"
+
+
+def test_an_audit_whose_families_find_no_set_reports_the_empty_set():
+    # the atoms family alone on a continuous law finds no atom: nothing is tested, and the
+    # result is the empty set's exact value 0 (not None, not a bound of another set)
+    out = audit_hockey_stick(W_C, W_ADJ, [0.5, 1.0], k=K, samples=200, rng=0,
+                             families=("atoms",))
+    for r in out:
+        assert (r.kind, r.family, r.tests, r.lower_bound, r.estimate) == \
+            ("empty", "none", 0, 0.0, 0.0), r
+        assert not r.refutes(0.0)
+        assert chosen_set_divergence(r, W_C, W_ADJ, K) == (0.0, 0.0, 0.0)
 
 
 def test_clopper_pearson_far_tail_and_input_policy():
