@@ -8,11 +8,11 @@ formula -- and looks for a set T that breaks the claim:
 
 1. the mechanism's outputs are checked: an array of shape (size, n), real and
    finite; a mechanism that returns anything else is an error, not a pass;
-2. on half of the samples it chooses, in each order of the two inputs and in each
-   *family* of candidate sets, the set with the largest lower confidence bound on
-   that half (Wilson bounds, cheap; the estimate p - e^eps q would favour sets whose
-   few hits under the second input are then multiplied by e^eps).  The default
-   families look at every part of the output:
+2. on the first half of the samples (the *choosing* half) it chooses, in each
+   order of the two inputs and in each *family* of candidate sets, the set with the
+   largest lower confidence bound on that half (Wilson bounds, cheap; the estimate
+   p - e^eps q would favour sets whose few hits under the second input are then
+   multiplied by e^eps).  The default families (``FAMILIES``):
    - "thresholds": T = {s(x) > t} and T = {s(x) < t}, every t, for the log-ratio
      s of the two coordinates in which c and c' differ and for every coordinate
      x_0, ..., x_{n-1} itself (a leak outside the compared pair);
@@ -24,21 +24,39 @@ formula -- and looks for a set T that breaks the claim:
      releases the true shares; T is the union of the atoms more frequent (by more
      than e^eps) under the first input;
    - "bits": T = {bit b of coordinate j is 1} (or 0), for each of the 64 raw bits
-     of each coordinate (a leak written into the mantissa).
-   A user's ``statistic`` replaces the three by one family: its threshold sets and
+     of each coordinate (a leak written into the mantissa);
+   - "learned": T = {g(x) > t} or {g(x) < t} for the score g of a classifier that
+     learns to tell the two inputs' outputs apart, as the black-box auditors
+     DP-Sniper (Bichsel et al., S&P 2021), Eureka (S&P 2024) and Google's
+     DP-Auditorium do: gradient-boosted trees (scikit-learn) over a feature map of
+     the coordinates, log-ratios, order statistics and ranks, ties, the
+     floating-point sum and bit fields of each double (``_learned_features``).  It
+     is fitted on the first outputs of the choosing half (at most ``LEARN_ROWS`` per
+     input) and its threshold is chosen on the next ``CHOOSE_ROWS`` at most; it sees
+     relations between coordinates (a leak in the joint structure of the output) that no
+     function of one coordinate shows.
+   A user's ``statistic`` replaces the four by one family: its threshold sets and
    its atoms (values seen at least three times);
-3. the other half, independent of that choice, gives Clopper-Pearson bounds on
-   both probabilities of each family's set, at level alpha / F for F families
-   that have a set (Bonferroni), hence one-sided lower confidence bounds on the
-   hockey-stick divergence that all hold together with probability >= 1 - alpha;
-   the result reports the largest.
+3. the other half (the *held-out* half), independent of that choice, gives
+   Clopper-Pearson bounds on both probabilities of each family's set, at level
+   alpha / F for the F sets tested at that epsilon (Bonferroni), hence one-sided
+   lower confidence bounds on the hockey-stick divergence that all hold together
+   with probability >= 1 - alpha; the result reports the largest.
 
 If the lower bound exceeds the claimed delta, the claim is refuted at
 confidence 1 - alpha, whichever set was chosen (the choice used only the first
-half).  A lower bound below the claim refutes nothing; the book's chapter
-"Privacy audit" (book/privacy_audit) shows which broken mechanisms the audit
-catches, at which sample size, and compares it with Theorem 1 and the tight
-profile.
+half).
+
+What no finite black-box audit can promise: an audit refutes, it never certifies.
+A lower bound below the claim is no evidence that the claim holds: the audit saw
+finitely many outputs of two inputs, looked only at the sets its families can
+express, and cannot see a violation smaller than its resolution (about
+log(2/alpha) / samples on a rare set, more on a common one) or on inputs it was not
+given.  A mechanism that leaks on a set none of the families finds from the samples
+drawn (a learned classifier included) passes.  Only a proof shows that a mechanism
+is private.  The book's chapter "Privacy audit" (book/privacy_audit) shows which
+broken mechanisms the audit refutes, at which divergence and sample size, and
+compares it with Theorem 1 and the tight profile.
 """
 from __future__ import annotations
 
@@ -53,10 +71,30 @@ from .mechanism import privatize
 
 #: the two orders of the inputs: "c" means P = law of M(c), Q = law of M(c').
 DIRECTIONS = ("c", "c'")
-#: the kinds of candidate set.
-KINDS = ("above", "below", "atoms", "bit")
+#: the kinds of candidate set ("empty": no family found one).
+KINDS = ("above", "below", "atoms", "bit", "empty")
+#: the other input of each order.
+_OTHER = {"c": "c'", "c'": "c"}
 #: the families of candidate sets of the default audit (one set tested per family).
-FAMILIES = ("thresholds", "atoms", "bits")
+FAMILIES = ("thresholds", "atoms", "bits", "learned")
+#: outputs of each input the learned family's classifier is fitted on (at most; the rest
+#: of the choosing half, at least half of it, chooses the classifier's threshold).
+LEARN_ROWS = 5000
+#: outputs of each input the learned family's threshold is chosen on (at most: the rest
+#: of the choosing half after the fit, up to this many; scoring is its largest cost).
+CHOOSE_ROWS = 20_000
+#: boosting iterations of the learned family's classifier (at most; one per 20 outputs of
+#: each input it is fitted on, at least 10: few outputs support few trees).
+_LEARN_ITERATIONS = 50
+#: features per input the learned family's classifier is fitted on (at most).
+_LEARN_WORK = 500_000
+#: outputs whose features are computed at once when scoring.
+_CHUNK = 20_000
+#: up to this n the learned family's features hold the log-ratio of every pair of
+#: coordinates (n (n - 1) / 2 of them), beyond it those with the pair that changed.
+_ALL_PAIRS = 10
+#: where the learned family's features are clipped (finite, and far beyond any share).
+_BIG = 1e300
 #: low bits of each double dropped before outputs are compared for atoms: exact
 #: repeats, then near-atoms at relative resolution 2^-28 (about 4e-9).  A coarser
 #: resolution makes a histogram of a continuous law, whose many cells let the union
@@ -79,14 +117,18 @@ class AuditResult:
     """Outcome of ``audit_hockey_stick`` for one epsilon: the tested set with the largest
     lower bound.
 
-    The chosen set T is described by ``family`` ("thresholds", "atoms", "bits", or
-    "statistic" for a user's statistic), ``direction`` (which input plays P), ``kind``
-    ("above": T = {s > t}; "below": T = {s < t}; "atoms": T a finite set of repeated
-    outputs; "bit": T = {bit ``bit`` of coordinate ``coordinate`` equals ``threshold``}),
+    The chosen set T is described by ``family`` ("thresholds", "atoms", "bits",
+    "learned", or "statistic" for a user's statistic), ``direction`` (which input plays
+    P), ``kind`` ("above": T = {s > t}; "below": T = {s < t}, s the log-ratio, a
+    coordinate, a user's statistic or the learned classifier's score; "atoms": T a
+    finite set of repeated outputs; "bit": T = {bit ``bit`` of coordinate
+    ``coordinate`` equals ``threshold``}; "empty": no family found a set, T is empty and
+    the bound 0 is exact, ``family`` "none" and ``tests`` 0),
     ``threshold`` (t, the bit's value, or None for atoms) and ``coordinate`` (the
-    coordinate the set looks at; None for the log-ratio, a user's statistic or whole
-    output vectors).  ``dropped_bits`` is the resolution of atoms (0: exact repeats).
-    ``tests`` is the number of sets tested on the second half (each at alpha / tests).
+    coordinate the set looks at; None for the log-ratio, a user's statistic, the
+    learned score or whole output vectors).  ``dropped_bits`` is the resolution of
+    atoms (0: exact repeats).  ``tests`` is the number of sets tested on the second half
+    at this epsilon, one per family that has a set (each at alpha / tests).
     """
     epsilon: float
     threshold: float | None   # t of the threshold set (or the bit's value), chosen on half 1
@@ -309,7 +351,8 @@ def _bit_frequencies(x):
 
 
 class _Candidate:
-    """One family's best set at one epsilon: its score on the first half, how to test it."""
+    """One family's best set at one epsilon: its score on the choosing half, and what
+    its family needs to find the set's members in the held-out half."""
     __slots__ = ("score", "direction", "kind", "threshold", "coordinate", "chosen",
                  "dropped_bits", "bit")
 
@@ -319,42 +362,29 @@ class _Candidate:
         self.threshold, self.coordinate, self.chosen = threshold, coordinate, chosen
         self.dropped_bits, self.bit = dropped_bits, bit
 
-    def members(self, x, s):
-        """Membership of the second half's outputs x (statistic values s) in the set."""
-        if self.kind in ("above", "below"):
-            v = s if self.coordinate is None else x[:, self.coordinate]
-            return v > self.threshold if self.kind == "above" else v < self.threshold
-        if self.kind == "bit":
-            bits = (_bits(x)[:, self.coordinate] >> np.uint64(self.bit)) & np.uint64(1)
-            return bits == np.uint64(self.threshold)
-        if self.coordinate == "statistic":
-            return np.isin(s, self.chosen)
-        return np.isin(_keys(x, self.coordinate, self.dropped_bits), self.chosen)
-
 
 def _better(best, cand):
     return cand if best is None or cand.score > best.score else best
 
 
 def _best_thresholds(tables, eps, best=None):
-    """The best threshold set over ``tables`` {(coordinate, direction): (above, below)}."""
-    for (coord, d), (above, below) in tables.items():
+    """The best threshold set over ``tables`` {(source, direction): (above, below)}."""
+    for (source, d), (above, below) in tables.items():
         t, val = _best_threshold(above, eps)
-        best = _better(best, _Candidate(val, d, "above", t, coord))
+        best = _better(best, _Candidate(val, d, "above", t, source))
         t, val = _best_threshold(below, eps)
-        best = _better(best, _Candidate(val, d, "below", -t, coord))
+        best = _better(best, _Candidate(val, d, "below", -t, source))
     return best
 
 
 def _best_atoms(views, eps, m, z, best=None):
     """The best union of atoms over ``views`` {(dropped bits, coordinate): (atoms, freq)}."""
     w = _weight(eps)
-    other = {"c": "c'", "c'": "c"}
     for (dropped, coord), (atoms, freq) in views.items():
         for d in DIRECTIONS:
-            gain = freq[d] - w * freq[other[d]]
+            gain = freq[d] - w * freq[_OTHER[d]]
             if np.any(gain > 0):
-                fa, fb = freq[d][gain > 0].sum(), freq[other[d]][gain > 0].sum()
+                fa, fb = freq[d][gain > 0].sum(), freq[_OTHER[d]][gain > 0].sum()
                 best = _better(best, _Candidate(float(_score(fa, fb, m, eps, z)), d, "atoms",
                                                 None, coord, atoms[gain > 0], dropped))
     return best
@@ -364,12 +394,11 @@ def _best_bit(freqs, eps, m, z):
     """The best set {bit b of coordinate j = v} for the bit frequencies {"c": ..., "c'": ...},
     among those more frequent (by more than e^eps) under the first input; None if none is."""
     best = None
-    other = {"c": "c'", "c'": "c"}
     w = _weight(eps)
     for d in DIRECTIONS:
         for value in (1, 0):
             fa = freqs[d] if value else 1 - freqs[d]
-            fb = freqs[other[d]] if value else 1 - freqs[other[d]]
+            fb = freqs[_OTHER[d]] if value else 1 - freqs[_OTHER[d]]
             score = np.where(fa - w * fb > 0, _score(fa, fb, m, eps, z), -np.inf)
             b, j = np.unravel_index(int(np.argmax(score)), score.shape)
             if score[b, j] == -np.inf:
@@ -379,16 +408,226 @@ def _best_bit(freqs, eps, m, z):
     return best
 
 
+def _tables_of(values, z, grid=None):
+    """{direction d: (table of {v > t}, table of {v < t})} for the values v of the choosing
+    half {"c": ..., "c'": ...}, with d's sample in the role of P (``_threshold_table``)."""
+    srt = {d: np.sort(values[d]) for d in DIRECTIONS}
+    return {d: (_threshold_table(srt[d], srt[_OTHER[d]], z, grid),
+                _threshold_table(-srt[d][::-1], -srt[_OTHER[d]][::-1], z, grid))
+            for d in DIRECTIONS}
+
+
+class _Family:
+    """A family of candidate sets.  Built from the choosing half only; ``choose(eps)``
+    returns its best set there (a ``_Candidate`` or None), ``count(sets, x, s)`` the hits
+    of each set in the held-out outputs x (statistic values s), {direction: array}, as
+    (hits under the set's first input, hits under the other)."""
+    name = ""
+
+    def choose(self, eps):
+        raise NotImplementedError
+
+    def held_out(self, source, x, s):
+        """What threshold sets of ``source`` compare with t, on held-out outputs."""
+        return s if source is None else x[:, source]
+
+    def count(self, sets, x, s):
+        values = {}
+        hits = []
+        for cand in sets:
+            pair = []
+            for d in (cand.direction, _OTHER[cand.direction]):
+                if cand.kind in ("above", "below"):
+                    if (cand.coordinate, d) not in values:
+                        values[cand.coordinate, d] = self.held_out(cand.coordinate, x[d], s[d])
+                    v = values[cand.coordinate, d]
+                    inside = v > cand.threshold if cand.kind == "above" else v < cand.threshold
+                elif cand.kind == "bit":
+                    bits = (_bits(x[d])[:, cand.coordinate] >> np.uint64(cand.bit)) & np.uint64(1)
+                    inside = bits == np.uint64(cand.threshold)
+                elif cand.coordinate == "statistic":
+                    inside = np.isin(s[d], cand.chosen)
+                else:
+                    inside = np.isin(_keys(x[d], cand.coordinate, cand.dropped_bits), cand.chosen)
+                pair.append(int(np.count_nonzero(inside)))
+            hits.append(tuple(pair))
+        return hits
+
+
+class _Thresholds(_Family):
+    """Family "thresholds": {v > t} and {v < t} for v the log-ratio of the pair (source
+    None) and for every coordinate x_0, ..., x_{n-1} (source j)."""
+    name = "thresholds"
+
+    def __init__(self, first, first_s, z):
+        self.sources = [None, *range(first["c"].shape[1])]
+        self.tables = {}
+        for source in self.sources:
+            values = first_s if source is None else {d: first[d][:, source] for d in DIRECTIONS}
+            grid = None if source is None else _COORDINATE_THRESHOLDS
+            self.tables.update({(source, d): t for d, t in _tables_of(values, z, grid).items()})
+
+    def choose(self, eps):
+        return _best_thresholds(self.tables, eps)
+
+
+class _Atoms(_Family):
+    """Family "atoms": unions of (near-)atoms of whole outputs or of one coordinate, at
+    each resolution of ``ATOM_DROPPED_BITS``."""
+    name = "atoms"
+
+    def __init__(self, first, z):
+        self.m, self.z = first["c"].shape[0], z
+        self.views = {(dropped, coord): view for dropped in ATOM_DROPPED_BITS
+                      for coord, view in _atom_views(first["c"], first["c'"], dropped).items()}
+
+    def choose(self, eps):
+        return _best_atoms(self.views, eps, self.m, self.z)
+
+
+class _Bits(_Family):
+    """Family "bits": {bit b of coordinate j = v}, each of the 64 bits of each coordinate."""
+    name = "bits"
+
+    def __init__(self, first, z):
+        self.m, self.z = first["c"].shape[0], z
+        self.freqs = {d: _bit_frequencies(first[d]) for d in DIRECTIONS}
+
+    def choose(self, eps):
+        return _best_bit(self.freqs, eps, self.m, self.z)
+
+
+class _Statistic(_Family):
+    """A user's statistic s: its threshold sets and its atoms (one family)."""
+    name = "statistic"
+
+    def __init__(self, first_s, z):
+        self.m, self.z = first_s["c"].size, z
+        self.tables = {(None, d): t for d, t in _tables_of(first_s, z).items()}
+        atoms, fp, fq = _atom_table(first_s["c"], first_s["c'"])
+        self.views = {(0, "statistic"): (atoms, {"c": fp, "c'": fq})} if atoms.size else {}
+
+    def choose(self, eps):
+        return _best_atoms(self.views, eps, self.m, self.z, _best_thresholds(self.tables, eps))
+
+
+def _learned_features(x, pair):
+    """The feature map of the audit's learned family: for outputs x of shape (size, n)
+    and the pair (i, j) of coordinates that differ between the inputs, an array of
+    finite numbers with one row per output.
+
+    Columns: the coordinates x_l; the log-ratios log x_a - log x_b of every pair a < b
+    of coordinates (for n > ``_ALL_PAIRS``: of every coordinate with i and with j; logs
+    floored at -745, so a zero share stays finite); the order statistics (x sorted);
+    the rank of each coordinate in its output; the number of ties among the
+    coordinates; the floating-point sum x_0 + ... + x_{n-1} (left to right) minus 1;
+    and per coordinate three bit fields of its double: the biased exponent, the last
+    8 mantissa bits and the number of mantissa bits set."""
+    x = np.asarray(x, float)
+    n = x.shape[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.nan_to_num(np.maximum(np.log(x), -745.0), nan=-745.0)
+    if n <= _ALL_PAIRS:
+        a, b = np.triu_indices(n, 1)
+    else:
+        a = np.r_[np.arange(n), np.arange(n)]
+        b = np.repeat(pair, n)
+    order = np.sort(x, axis=1)
+    ranks = np.argsort(np.argsort(x, axis=1, kind="stable"), axis=1, kind="stable")
+    ties = np.count_nonzero(np.diff(order, axis=1) == 0, axis=1)
+    total = x[:, 0].copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        for col in range(1, n):
+            total += x[:, col]
+        excess = total - 1.0
+    excess = np.nan_to_num(excess, nan=0.0, posinf=_BIG, neginf=-_BIG)
+    u = _bits(np.ascontiguousarray(x))
+    return np.column_stack([
+        np.clip(x, -_BIG, _BIG), logs[:, a] - logs[:, b], order, ranks, ties, excess,
+        (u >> np.uint64(52)) & np.uint64(0x7FF), u & np.uint64(0xFF),
+        np.bitwise_count(u & np.uint64((1 << 52) - 1))]).astype(float)
+
+
+_THREADS = []
+
+
+def _one_thread():
+    """A context in which the classifier's OpenMP code runs on one thread: its fits are
+    small, and on a busy machine threads waiting for one another cost far more than they
+    save.  The controller (threadpoolctl, scikit-learn's own) reads the loaded libraries
+    once per process."""
+    if not _THREADS:
+        from threadpoolctl import ThreadpoolController
+        _THREADS.append(ThreadpoolController())
+    return _THREADS[0].limit(limits=1, user_api="openmp")
+
+
+class _Learned(_Family):
+    """Family "learned": {score > t} and {score < t} for a classifier's score.
+
+    A gradient-boosted tree classifier (scikit-learn's ``HistGradientBoostingClassifier``)
+    learns to tell the outputs of the two inputs apart from ``_learned_features``; it is
+    fitted on the first outputs of the choosing half of each input (at most
+    ``LEARN_ROWS``), and its thresholds are chosen on the next outputs of that half (at
+    most ``CHOOSE_ROWS``), which it has not seen.  The held-out half only counts the
+    chosen set's hits."""
+    name = "learned"
+
+    def __init__(self, first, pair, z):
+        from sklearn.ensemble import HistGradientBoostingClassifier
+        m = first["c"].shape[0]
+        self.pair = pair
+        # at most LEARN_ROWS outputs, and at most _LEARN_WORK features, per input
+        features = _learned_features(first["c"][:1], pair).shape[1]
+        self.fit_rows = min(m // 2, LEARN_ROWS, max(50, _LEARN_WORK // features))
+        train = np.vstack([_learned_features(first[d][:self.fit_rows], pair)
+                           for d in DIRECTIONS])
+        labels = np.repeat([1, 0], self.fit_rows)          # 1: an output of c
+        self.model = HistGradientBoostingClassifier(
+            max_iter=min(_LEARN_ITERATIONS, max(10, self.fit_rows // 20)),
+            max_leaf_nodes=15, early_stopping=False, random_state=0)
+        with _one_thread():
+            self.model.fit(train, labels)
+        choose = slice(self.fit_rows, self.fit_rows + CHOOSE_ROWS)
+        scores = {d: self.score(first[d][choose]) for d in DIRECTIONS}
+        self.tables = {("learned", d): t
+                       for d, t in _tables_of(scores, z, _COORDINATE_THRESHOLDS).items()}
+
+    def score(self, x):
+        """The classifier's log-odds that an output came from c (not c'), in chunks."""
+        step = _CHUNK
+        with _one_thread():
+            return np.concatenate([
+                self.model.decision_function(_learned_features(x[a:a + step], self.pair))
+                for a in range(0, x.shape[0], step)])
+
+    def held_out(self, source, x, s):
+        return self.score(x)
+
+    def choose(self, eps):
+        return _best_thresholds(self.tables, eps)
+
+
+def _default_families(first, first_s, pair, z, names):
+    """The default audit's families named in ``names``, built from the choosing half."""
+    build = {"thresholds": lambda: _Thresholds(first, first_s, z),
+             "atoms": lambda: _Atoms(first, z), "bits": lambda: _Bits(first, z),
+             "learned": lambda: _Learned(first, pair, z)}
+    return [build[name]() for name in names]
+
+
 @_checks.public
 def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=None,
-                       samples=100_000, alpha=1e-3, statistic=None, rng=None):
+                       samples=100_000, alpha=1e-3, statistic=None, families=None, rng=None):
     """Monte Carlo (1 - alpha) lower confidence bound on the hockey-stick divergence.
 
-    The set T is chosen on the first half, per family (threshold sets of the log-ratio
-    and of every coordinate, exact and near atoms, raw bits), in both orders of the
-    inputs; each family's set is bounded on the second half at level alpha / F
-    (module docstring).  The book's chapter "Privacy audit" shows what it catches
-    (Definition 4).
+    Each family of candidate sets (threshold sets of the log-ratio and of every
+    coordinate, exact and near atoms, raw bits, a learned classifier's threshold
+    sets) chooses its set on the first half of the samples, in both orders of the
+    inputs; each chosen set is bounded on the second half at level alpha / F, for the
+    F sets tested (module docstring).  A refutation shows at confidence 1 - alpha
+    that the claim is false; no result certifies a claim.  The book's
+    chapter "Privacy audit" shows what it catches (Definition 4).
 
     Parameters
     ----------
@@ -417,6 +656,9 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
         A function of the samples (an array (size, n) -> (size,) real numbers, no NaN)
         replacing the default families (module docstring) by its own threshold sets
         and atoms.
+    families : sequence of str, optional, keyword only
+        The default families to try, a non-empty subset of ``FAMILIES`` (default: all
+        of them); not with a ``statistic``.  Fewer families are faster and see less.
     rng : None, int, SeedSequence or numpy.random.Generator, optional, keyword only
         None (fresh OS entropy, the default) or a seed / Generator for a reproducible
         audit; a bool is an error.
@@ -424,7 +666,8 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     Returns
     -------
     AuditResult or list of AuditResult
-        One result for one epsilon, a list for a sequence of epsilons.
+        One result for one epsilon, a list for a sequence of epsilons: the tested set
+        with the largest lower bound.
 
     Raises
     ------
@@ -432,9 +675,10 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
         If the count vectors are not adjacent count vectors; if neither or both of
         ``k`` and ``mechanism`` are given or ``k`` is not positive; if ``samples`` is
         not a whole number >= 100 or samples times n exceeds ``MAX_WORK``; if
-        ``alpha`` is not in (0, 1); if ``epsilon`` is negative, empty or not flat; or
-        if the mechanism returns outputs of the wrong shape or not finite, or the
-        statistic returns other than (size,) real numbers or NaN.
+        ``alpha`` is not in (0, 1); if ``epsilon`` is negative, empty or not flat; if
+        ``families`` is empty, names a family not in ``FAMILIES`` or comes with a
+        ``statistic``; or if the mechanism returns outputs of the wrong shape or not
+        finite, or the statistic returns other than (size,) real numbers or NaN.
     TypeError
         If ``mechanism`` or ``statistic`` is not callable, ``samples`` is a bool,
         ``rng`` is not a valid seed (e.g. a bool), an input is not a real number, or
@@ -450,23 +694,13 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     """
     c = _checks.counts_array("counts", counts)
     c_adj = _checks.counts_array("counts_adjacent", counts_adjacent)
+    pair = adjacent_indices_named(c, c_adj, "counts_adjacent")
     default = statistic is None
     stat = log_ratio_statistic(c, c_adj) if default else statistic
     if not callable(stat):
         raise TypeError(f"statistic={_checks.show(statistic)} must be a function of the samples")
-    if mechanism is None:
-        if k is None:
-            raise ValueError("k=None: give the Dirichlet parameter k or a mechanism")
-        k_value = _checks.positive_scalar("k", k)
-
-        def mechanism(cc, size, gen):
-            return privatize(cc, k_value, rng=gen, size=size)
-    elif not callable(mechanism):
-        raise TypeError(f"mechanism={_checks.show(mechanism)} must be a function "
-                        "(counts, size, rng)")
-    elif k is not None:
-        raise ValueError(f"k={_checks.show(k)} and a mechanism were both given: k is the "
-                         "parameter of the default mechanism (dm.privatize); pass one of them")
+    names = _family_names(families, default)
+    mechanism = _the_mechanism(mechanism, k)
     if isinstance(samples, (bool, np.bool_)):
         raise TypeError(f"samples={samples!r} must be a whole number, not a bool")
     samples = _checks.whole_number("samples", samples, 100)
@@ -488,47 +722,64 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     x = {"c": _outputs(mechanism, c, 2 * samples, gen, n),
          "c'": _outputs(mechanism, c_adj, 2 * samples, gen, n)}
     s = {d: _statistic_values(stat, x[d], 2 * samples) for d in DIRECTIONS}
+    # the choosing half: rows [0, samples); the held-out half: rows [samples, 2 samples)
     first = {d: x[d][:samples] for d in DIRECTIONS}
-    test_x = {d: x[d][samples:] for d in DIRECTIONS}
-    test_s = {d: s[d][samples:] for d in DIRECTIONS}
-    other = {"c": "c'", "c'": "c"}
-    # the families are known before the second half is looked at; the Wilson scores that
-    # choose within them use the level of the final bound
-    z = float(-ndtri(alpha / (2 * (len(FAMILIES) if default else 1))))
-
-    def tables_of(values, grid=None):
-        srt = {d: np.sort(values[d]) for d in DIRECTIONS}
-        return {d: (_threshold_table(srt[d], srt[other[d]], z, grid),                    # s > t
-                    _threshold_table(-srt[d][::-1], -srt[other[d]][::-1], z, grid))      # s < t
-                for d in DIRECTIONS}
-
     first_s = {d: s[d][:samples] for d in DIRECTIONS}
-    thresholds = {(None, d): t for d, t in tables_of(first_s).items()}
-    if default:
-        for j in range(n):
-            per = tables_of({d: first[d][:, j] for d in DIRECTIONS}, _COORDINATE_THRESHOLDS)
-            thresholds.update({(j, d): t for d, t in per.items()})
-        atom_views = {(dropped, coord): view for dropped in ATOM_DROPPED_BITS
-                      for coord, view in _atom_views(first["c"], first["c'"], dropped).items()}
-        bit_freqs = {d: _bit_frequencies(first[d]) for d in DIRECTIONS}
-    else:
-        atoms, fp, fq = _atom_table(s["c"][:samples], s["c'"][:samples])
-        atom_views = {(0, "statistic"): (atoms, {"c": fp, "c'": fq})} if atoms.size else {}
+    held_x = {d: x[d][samples:] for d in DIRECTIONS}
+    held_s = {d: s[d][samples:] for d in DIRECTIONS}
+    # the families are fixed before the held-out half is looked at; the Wilson scores
+    # that choose within them use the level of the final bound
+    z = float(-ndtri(alpha / (2 * len(names))))
+    fams = (_default_families(first, first_s, pair, z, names) if default
+            else [_Statistic(first_s, z)])
     tested = []                                        # (epsilon index, family, set, hits)
-    for index, eps in enumerate(eps_values):
-        if default:
-            fams = {"thresholds": _best_thresholds(thresholds, eps),
-                    "atoms": _best_atoms(atom_views, eps, samples, z),
-                    "bits": _best_bit(bit_freqs, eps, samples, z)}
-        else:
-            fams = {"statistic": _best_atoms(atom_views, eps, samples, z,
-                                             _best_thresholds(thresholds, eps))}
-        for name, cand in fams.items():
-            if cand is not None:
-                d = cand.direction
-                tested.append((index, name, cand,
-                               int(cand.members(test_x[d], test_s[d]).sum()),
-                               int(cand.members(test_x[other[d]], test_s[other[d]]).sum())))
+    for fam in fams:
+        chosen = [(index, fam.choose(eps)) for index, eps in enumerate(eps_values)]
+        chosen = [(index, cand) for index, cand in chosen if cand is not None]
+        hits = fam.count([cand for _, cand in chosen], held_x, held_s) if chosen else []
+        tested += [(index, fam.name, cand, hp, hq)
+                   for (index, cand), (hp, hq) in zip(chosen, hits)]
+    return _results(tested, eps_values, samples, alpha, default, np.ndim(epsilon))
+
+
+def _family_names(families, default):
+    """The families an audit tries: ``FAMILIES`` unless the caller names some (checked)."""
+    if families is None:
+        return FAMILIES if default else ("statistic",)
+    if not default:
+        raise ValueError(f"families={_checks.show(families)} and a statistic were both given: "
+                         "a statistic replaces the default families")
+    names = (families,) if isinstance(families, str) else tuple(families)
+    if not names or any(not isinstance(f, str) or f not in FAMILIES for f in names) \
+            or len(set(names)) != len(names):
+        raise ValueError(f"families={_checks.show(families)} must name distinct families "
+                         f"among {FAMILIES}, at least one")
+    return tuple(f for f in FAMILIES if f in names)
+
+
+def _the_mechanism(mechanism, k):
+    """The mechanism audited: ``dm.privatize`` with parameter k, or the caller's (checked)."""
+    if mechanism is None:
+        if k is None:
+            raise ValueError("k=None: give the Dirichlet parameter k or a mechanism")
+        k_value = _checks.positive_scalar("k", k)
+
+        def mechanism(cc, size, gen):
+            return privatize(cc, k_value, rng=gen, size=size)
+        return mechanism
+    if not callable(mechanism):
+        raise TypeError(f"mechanism={_checks.show(mechanism)} must be a function "
+                        "(counts, size, rng)")
+    if k is not None:
+        raise ValueError(f"k={_checks.show(k)} and a mechanism were both given: k is the "
+                         "parameter of the default mechanism (dm.privatize); pass one of them")
+    return mechanism
+
+
+def _results(tested, eps_values, samples, alpha, default, vector):
+    """Each epsilon's best ``AuditResult`` from the tested sets (epsilon index, family,
+    set, hits_p, hits_q): every set bounded by Clopper-Pearson at level alpha / F, F the
+    number of sets tested at that epsilon (Bonferroni)."""
     per_eps = np.bincount([t[0] for t in tested], minlength=eps_values.size)
     tests = per_eps[[t[0] for t in tested]]
     p_lo, q_hi = _clopper_pearson_ends([t[3] for t in tested], [t[4] for t in tested],
@@ -538,15 +789,20 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
         eps = float(eps_values[index])
         w = _weight(eps)
         p_hat, q_hat = hits_p / samples, hits_q / samples
+        coordinate = cand.coordinate if isinstance(cand.coordinate, (int, np.integer)) \
+            else None
         r = AuditResult(eps, None if cand.kind == "atoms" else float(cand.threshold), p_hat,
                         q_hat, p_hat - w * q_hat, float(lo) - w * float(hi), alpha, samples,
-                        cand.direction, cand.kind,
-                        None if cand.coordinate == "statistic" else cand.coordinate,
+                        cand.direction, cand.kind, coordinate,
                         0 if cand.chosen is None else int(cand.chosen.size), default, name,
                         cand.dropped_bits, cand.bit, int(f))
         if results[index] is None or r.lower_bound > results[index].lower_bound:
             results[index] = r
-    return results if np.ndim(epsilon) else results[0]
+    # an epsilon at which no family found a set: the empty set, P - e^eps Q = 0 exactly
+    results = [AuditResult(float(eps), None, 0.0, 0.0, 0.0, 0.0, alpha, samples, "c", "empty",
+                           default_statistic=default, family="none", tests=0)
+               if r is None else r for eps, r in zip(eps_values, results)]
+    return results if vector else results[0]
 
 
 
@@ -592,6 +848,9 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
     if not result.default_statistic:
         raise ValueError("result comes from a custom statistic: only the default "
                          "families' threshold sets and exact atoms have a closed form")
+    if result.family == "learned":
+        raise ValueError("result is a learned classifier's set: only threshold sets of the "
+                         "log-ratio or of one coordinate and exact atoms have a closed form")
     if result.kind == "bit" or (result.kind == "atoms" and result.dropped_bits):
         what = "near-atoms" if result.kind == "atoms" else "one raw bit"
         raise ValueError(f"result is a set of {what}: only threshold sets and exact atoms have "
@@ -603,7 +862,7 @@ def chosen_set_divergence(result, counts, counts_adjacent, k):
     if result.coordinate is not None and not 0 <= result.coordinate < c.size:
         raise ValueError(f"result looks at coordinate {result.coordinate}, but counts has "
                          f"{c.size} categories: pass the count vectors that were audited")
-    if result.kind == "atoms":
+    if result.kind in ("atoms", "empty"):            # finitely many points, or none
         return 0.0, 0.0, 0.0
     first, second = (c, cp) if result.direction == "c" else (cp, c)
     N = c.sum()
