@@ -9,6 +9,7 @@ a new test file is sorted without a list to keep.
 import ast
 import os
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,6 @@ class Work:
                 raise WorkExceeded(f"more than {self.budget} function calls")
 
     def __enter__(self):
-        import tracemalloc
         self._started = not tracemalloc.is_tracing()
         if self._started:
             tracemalloc.start()
@@ -84,7 +84,6 @@ class Work:
         return self
 
     def __exit__(self, kind, value, traceback):
-        import tracemalloc
         sys.setprofile(None)
         self.peak = tracemalloc.get_traced_memory()[1] - self._base
         if self._started:
