@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dpmarkov's one entry point.  Each command makes (or reuses) the virtual
 # environment .venv with everything in requirements.txt, so a fresh clone needs
-# nothing but Python 3.11.
+# nothing but Python 3.11.  Written for bash 3.2 (macOS's own) and later, with tools that
+# Linux and macOS both have (tests/test_run_sh.py checks this).
 #
 #   ./run.sh book      build the book's public edition (no solution of a graded exercise), every
 #                      notebook executed -> _build/html/index.html
@@ -17,17 +18,42 @@
 #   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's
 #                      chromium and poppler-utils), then checks it (tests/test_pdf.py)
 #   ./run.sh test-oldest   the unit tests on the lowest library versions pyproject.toml allows
+#   ./run.sh test-pythons [VERSION ...]  the unit tests and nbval on every notebook under
+#                      Python 3.12 and 3.13 (or the VERSIONs), each in its own .venv-VERSION
 #   ./run.sh test-install  slow reader checks: the wheel in a fresh venv runs notebooks and the
 #                      assignments' student notebooks (their public tests) from the built site
 #                      (needs PyPI), and every page fits at 1400 and 800 px in headless chromium
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "${BASH_SOURCE[0]}")"
 VENV=.venv
 PY="$VENV/bin/python"
 
+sha256() {  # the SHA-256 of stdin, in hex: GNU's sha256sum, or macOS's shasum
+  if command -v sha256sum >/dev/null; then sha256sum; else shasum -a 256; fi | cut -d' ' -f1
+}
+
+tool_folders() {
+  # The tools' per-user folders (matplotlib's settings and font cache, IPython's profile,
+  # Jupyter's settings, kernels and runtime files) live in the project, not in the home
+  # folder: every command works with a read-only home (matplotlib would otherwise warn in
+  # every notebook's output), and no personal setting (a matplotlibrc, an IPython start-up
+  # file, a kernel installed with --user) changes what the notebooks print.  The caches of
+  # pip and uv stay the user's own unless the home folder cannot be written.
+  local home="$PWD/$VENV-home"
+  export MPLCONFIGDIR="$home/matplotlib" IPYTHONDIR="$home/ipython" \
+    JUPYTER_CONFIG_DIR="$home/jupyter/config" JUPYTER_DATA_DIR="$home/jupyter/data" \
+    JUPYTER_RUNTIME_DIR="$home/jupyter/runtime"
+  mkdir -p "$MPLCONFIGDIR" "$IPYTHONDIR" "$JUPYTER_CONFIG_DIR" "$JUPYTER_DATA_DIR" \
+    "$JUPYTER_RUNTIME_DIR"
+  if ! { [ -d "${HOME:-}" ] && [ -w "$HOME" ]; }; then
+    export XDG_CACHE_HOME="$home/cache" PIP_CACHE_DIR="$home/cache/pip" \
+      UV_CACHE_DIR="$home/cache/uv"
+  fi
+}
+
 setup() {
   local stamp="$VENV/.installed" want
-  want="$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
+  want="$(cat requirements.txt pyproject.toml | sha256)"
   if [ -x "$PY" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     compile_package
     return
@@ -58,8 +84,9 @@ build_book() {  # $1: output folder; further args go to jupyter-book
 }
 
 build_public() {  # the public edition (scripts/student_edition.py) -> _build/html; args to jupyter-book
-  "$PY" scripts/student_edition.py _build/public_src --edition public
-  "$VENV/bin/jupyter-book" build _build/public_src --path-output . "$@"
+  # BUILD_NICE: a lower priority for both steps (nice runs a command, not a shell function)
+  nice -n "${BUILD_NICE:-0}" "$PY" scripts/student_edition.py _build/public_src --edition public
+  nice -n "${BUILD_NICE:-0}" "$VENV/bin/jupyter-book" build _build/public_src --path-output . "$@"
 }
 
 need_debian_packages() {  # COMMAND:PACKAGE ...: apt-get install the packages whose command is missing
@@ -70,6 +97,44 @@ need_debian_packages() {  # COMMAND:PACKAGE ...: apt-get install the packages wh
   echo "== installing Debian packages: ${missing[*]} =="
   $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}"
 }
+
+find_python() {  # VERSION (3.12): print the path of a Python VERSION, or fail saying how to get one
+  local version="$1" candidate
+  for candidate in "python$version" \
+      "${PYENV_ROOT:-${HOME:-}/.pyenv}"/versions/"$version".*/bin/"python$version" \
+      "$("$VENV/bin/uv" python find --no-python-downloads "$version" 2>/dev/null || true)"; do
+    [ -n "$candidate" ] || continue
+    # a pyenv shim of a version pyenv does not have fails here, as does a missing file
+    if [ "$("$candidate" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" \
+        = "$version" ]; then
+      "$candidate" -c 'import sys; print(sys.executable)'
+      return
+    fi
+  done
+  echo "Python $version not found (looked for python$version on PATH, in pyenv's versions" \
+    "and among uv's Pythons): install it, e.g. 'pyenv install $version', and run again" >&2
+  return 1
+}
+
+python_venv() {  # VERSION: make (or reuse) .venv-VERSION with the lock and the package
+  local version="$1" venv=".venv-$1" python want
+  python="$(find_python "$version")" || exit 1
+  want="$( { cat requirements.txt pyproject.toml; echo "$python"; } | sha256)"
+  if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.installed" 2>/dev/null)" = "$want" ]; then
+    return
+  fi
+  echo "== setting up $venv with $python ==" >&2
+  rm -rf "$venv"
+  "$VENV/bin/uv" venv -q --python "$python" "$venv"
+  # the universal lock: numpy and scipy of their newest lines where Python >= 3.12
+  "$VENV/bin/uv" pip install -q --python "$venv/bin/python" -r requirements.txt
+  "$VENV/bin/uv" pip install -q --python "$venv/bin/python" --no-deps -e .
+  echo "$want" >"$venv/.installed"
+}
+
+# tests/test_run_sh.py sources this file to call its functions: no command then
+if [ "${BASH_SOURCE[0]}" != "$0" ]; then return 0; fi
+tool_folders
 
 cmd="${1:-}"
 case "$cmd" in
@@ -108,15 +173,17 @@ case "$cmd" in
     echo "== book build from the stored outputs (warnings as errors), beside the tests =="
     status=0
     "$PY" scripts/stored_outputs_config.py _build/_config_stored_outputs.yml
-    ( renice -n 10 -p "$BASHPID" >/dev/null     # niced: it fills the cores the tests leave idle
-      # the public edition, as ./run.sh book builds it (tests/test_reader.py checks that no
-      # solution of a graded exercise is in it)
-      build_public --config _build/_config_stored_outputs.yml --all -W -n --keep-going
+    # niced (BUILD_NICE): it fills the cores the tests leave idle; the public edition, as
+    # ./run.sh book builds it (tests/test_reader.py checks that no solution of a graded
+    # exercise is in it)
+    ( BUILD_NICE=10 build_public --config _build/_config_stored_outputs.yml --all -W -n --keep-going
     ) >_build/book-build.log 2>&1 &
     build=$!
     # the slowest notebooks first (xdist's loadfile hands out files in this order), so the
-    # longest items start early and the short unit tests fill the end
-    mapfile -t notebooks < <("$PY" scripts/notebook_order.py)
+    # longest items start early and the short unit tests fill the end (one path a line,
+    # without a space)
+    # shellcheck disable=SC2207
+    notebooks=($("$PY" scripts/notebook_order.py))
     nbval=(--nbval --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider -n 2 --dist loadfile)
     echo "== unit tests and nbval on every notebook =="
     "$PY" -m pytest "${nbval[@]}" "${notebooks[@]}" tests --ignore tests/test_reader.py \
@@ -195,6 +262,28 @@ case "$cmd" in
       | grep -iE '^(numpy|scipy|pandas|sympy|mpmath|python-flint|pyarrow|dp-accounting) '
     OPENBLAS_NUM_THREADS=1 DPMARKOV_UNIT_ONLY=1 .venv-oldest/bin/python -m pytest tests -n 2 \
       -p no:cacheprovider -q
+    ;;
+  test-pythons)
+    setup
+    # The unit tests and nbval on every notebook under the other Pythons the lock serves
+    # (./run.sh test runs them under 3.11, .venv's), each in its own .venv-VERSION made with
+    # uv from requirements.txt (numpy 2.5 and scipy 1.18 there).  Every stored output must
+    # come out the same; the reader tests need the built book and stay with ./run.sh test.
+    export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+    [ $# -ge 2 ] || set -- "$cmd" 3.12 3.13
+    status=0
+    for version in "${@:2}"; do
+      python_venv "$version"
+      py=".venv-$version/bin/python"
+      "$py" -m compileall -q dpmarkov >/dev/null
+      echo "== Python $version: unit tests and nbval on every notebook =="
+      # shellcheck disable=SC2207
+      notebooks=($("$py" scripts/notebook_order.py))
+      "$py" -m pytest --nbval --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider \
+        -n 2 --dist loadfile -q "${notebooks[@]}" tests --ignore tests/test_reader.py \
+        || status=$?
+    done
+    exit "$status"
     ;;
   *)
     sed -n '/^#   /p' "$0"; exit 2 ;;

@@ -542,8 +542,7 @@ def delta(k, eta, N, n, gamma, *, method="union"):
     >>> round(dm.delta(20.6, 0.073, 98, 5, 4e-4), 6)
     0.000731
     """
-    if method not in _DELTA_METHODS:
-        raise ValueError(f"method={method!r} must be one of {_DELTA_METHODS}")
+    method = _checks.choice("method", method, _DELTA_METHODS)
     shape, args = _checks.theorem1_flat_design(k, eta, N, n, gamma)
     if method == "union":
         out = delta_union(*args).reshape(shape)

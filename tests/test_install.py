@@ -22,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from test_reader_setup import install_lines, page_text
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -70,10 +71,10 @@ def reader_env(tmp_path_factory, wheel):
     env = _clean_env(venv)
     shutil.copy2(ROOT / "reader-requirements.txt", home)
     shutil.copy2(wheel, home)
-    for args in (["install", "--quiet", "--upgrade", "pip"],
-                 ["install", "--quiet", "-r", "reader-requirements.txt"],
-                 ["install", "--quiet", wheel.name]):
-        subprocess.run([str(py), "-m", "pip", *args], check=True, cwd=home, env=env)
+    # the page's own install lines, the same in every shell (tests/test_reader_setup.py)
+    for line in install_lines(page_text()):
+        assert line.startswith("python ")
+        subprocess.run([str(py), *line.split()[1:], "--quiet"], check=True, cwd=home, env=env)
     return home, py, env
 
 
