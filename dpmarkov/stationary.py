@@ -228,8 +228,8 @@ def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
     b = A.shape[0]
     if k not in work:
         W = np.empty((k, k + 1, b))
-        work[k] = W, np.empty_like(W), np.empty((k, b)), np.tril(np.ones((k, k), dtype=bool), -1)
-    W, tmp, s, lower = work[k]
+        work[k] = W, np.empty_like(W), np.empty((k, b))
+    W, tmp, s = work[k]
     Z = np.moveaxis(W, -1, 0)
     _gth_panel(A, lo, k, Z)
     for r in range(k - 1, -1, -1):
@@ -238,14 +238,16 @@ def _pivots_stack(A: np.ndarray, lo: int, k: int, work: dict) -> np.ndarray:
         col = W[:r, zc]
         col /= s[r]
         W[:r, :zc] += np.multiply(col[:, None], W[r, None, :zc], out=tmp[:r, :zc])
-    # the transposes of S - L and I - U (C-ordered: their .T are column-major)
+    # the transpose of -W's panel block with the pivots on its diagonal (C-ordered: its .T
+    # is column-major): its lower triangle is S - L, its strictly upper one -U; ``dtrsm``
+    # reads only the triangle it is told (lower: with the diagonal; upper with diag=1:
+    # without), so one matrix serves both solves
     BT = np.negative(np.swapaxes(Z[..., 1:], -1, -2))
-    SLT, IUT = np.where(lower, 0.0, BT), np.where(lower, BT, 0.0)
-    SLT[:, np.arange(k), np.arange(k)] = s.T
+    BT[:, np.arange(k), np.arange(k)] = s.T
     Gt = np.broadcast_to(np.eye(k), (b, k, k)).copy()          # becomes G^T
-    for g, sl, iu in zip(Gt, SLT, IUT):                         # g.T: column-major G
-        dtrsm(1.0, sl.T, g.T, side=1, lower=1, overwrite_b=1)
-        dtrsm(1.0, iu.T, g.T, side=1, lower=0, diag=1, overwrite_b=1)
+    for g, bt in zip(Gt, BT):                                   # g.T: column-major G
+        dtrsm(1.0, bt.T, g.T, side=1, lower=1, overwrite_b=1)
+        dtrsm(1.0, bt.T, g.T, side=1, lower=0, diag=1, overwrite_b=1)
     return Gt
 
 
@@ -396,10 +398,13 @@ def stationary_distribution(P, *, method: str = "gth") -> np.ndarray:
         return pi.reshape(arr.shape[:-1])
     out = np.empty(flat.shape[:-1])
     batch = min(GTH_BATCH, max(1, BATCH_BYTES // (8 * n * n)))   # as Algorithm 2 batches
+    scratch = np.empty((min(batch, flat.shape[0]), n, n))  # one per call: paged in once
     for start in range(0, flat.shape[0], batch):
         stop = min(start + batch, flat.shape[0])
+        A = scratch[:stop - start]
+        np.copyto(A, flat[start:stop])
         with np.errstate(all="ignore"):                  # checked just below
-            pi = _gth(flat[start:stop].copy())
+            pi = _gth(A)
         ok = np.all((pi > 0) & (pi <= 1), axis=-1)      # False for NaN, infinities and zeros
         out[start:stop] = pi
         for i in np.flatnonzero(~ok):

@@ -143,6 +143,20 @@ def test_stationary_on_a_stack_matches_one_by_one():
     assert np.allclose(dm.stationary_distribution(S, method="solve"), pis, atol=1e-13)
 
 
+def test_stationary_batches_share_one_scratch_array(monkeypatch):
+    # a stack of 11 in batches of 4 (4, 4, 3: the last one shorter, in the same scratch
+    # array as the others) gives the bits of the stack in one batch: each matrix's
+    # operations do not depend on its batch.  A batch computed on the previous batch's
+    # leftovers, or a last batch reading stale rows, would differ
+    rng = np.random.default_rng(11)
+    stack = np.stack([random_chain(rng, 40, zeros=0.5) for _ in range(11)])
+    whole = dm.stationary_distribution(stack)
+    monkeypatch.setattr(st, "GTH_BATCH", 4)
+    assert np.array_equal(dm.stationary_distribution(stack), whole)
+    assert np.array_equal(dm.stationary_distribution(stack[::-1]), whole[::-1])
+    assert np.max(np.abs(whole / gth_reference(stack) - 1)) < 1e-13
+
+
 def test_gth_keeps_relative_accuracy_on_a_nearly_decomposable_chain():
     # birth-death chain with tiny up-rates: pi spans ~1e-60, known by detailed balance
     n, up, down = 6, 1e-12, 0.5
