@@ -220,6 +220,7 @@ def branch_and_bound(value, N, m, top):
     c0, c1 = np.array([lo + 1.0] * inner), np.array([float(top)] * inner)
     count = ends.size
     ceiling = np.zeros(best.shape)
+    # [book:branch_and_bound]
     while c0.size:
         bound = value(c0, N - c1)
         count += c0.size
@@ -244,6 +245,7 @@ def branch_and_bound(value, N, m, top):
         c0, c1 = c0[~short], c1[~short]
         mid = np.floor((c0 + c1) / 2)
         c0, c1 = np.concatenate([c0, mid + 1, pts]), np.concatenate([mid, c1, pts])
+    # [/book:branch_and_bound]
     return np.maximum(best, ceiling), count
 
 

@@ -445,6 +445,7 @@ def probabilistic_delta(M, pairs, eps) -> float:
     e = _checks.scalar("eps", eps)
     if e < 0:
         raise ValueError(f"eps={e!r} must be >= 0")
+    # [book:probabilistic_delta]
     a, b = np.concatenate([pr[:, 0], pr[:, 1]]), np.concatenate([pr[:, 1], pr[:, 0]])
     Ma, Mb = M[a], M[b]
     if e <= 709.0:

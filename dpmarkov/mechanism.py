@@ -195,6 +195,7 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     uniforms = gen if uniforms is None else uniforms
     if in_logs is None:
         in_logs = not np.any(alpha[support] >= 1)
+    # [book:sample_dirichlet]
     if np.all(alpha[support] >= 1):
         gen.standard_gamma(alpha, size=full, out=out)
         with np.errstate(over="ignore"):
@@ -212,6 +213,7 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
         log_g[..., ~support] = -np.inf
         _normalise_logs(log_g, np.where(support, score, np.inf), out)
         out /= out.sum(axis=-1, keepdims=True)
+    # [/book:sample_dirichlet]
     np.maximum(out, np.where(support, _SMALLEST, 0.0), out=out)
     return out
 
@@ -331,6 +333,7 @@ def log_density(x, counts, k) -> np.ndarray:
         bad = np.atleast_2d(x)[~np.atleast_1d(in_simplex(x, atol=1e-9))][0]
         raise ValueError(f"x={bad.tolist()} is not in the unit simplex (Definition 1): entries "
                          "must be >= 0 and sum to 1; the density is defined only there")
+    # [book:log_density]
     log_b = gammaln(alpha).sum(axis=-1) - gammaln(alpha.sum(axis=-1))
     if not np.all(np.isfinite(log_b)):
         raise ValueError(f"k={_checks.show(k)}: log B(k C) overflows (k*C_i near 1e308); "

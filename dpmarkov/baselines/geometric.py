@@ -151,6 +151,7 @@ def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
     # P(D) = mean of exp(-u/t) over u < t and P(Y = 0 | D) = 1 - e^(-s/t): 10% more
     # candidates than that (plus 16) fill the slots in one round, nearly always
     p_keep = (-np.expm1(-1.0) / (t * -np.expm1(-1.0 / t))) * (1 + np.exp(-s / t)) / 2
+    # [book:_discrete_laplace]
     out = np.empty(m, np.int64)
     filled = 0
     while filled < m:
@@ -356,5 +357,6 @@ def geometric_project(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     ((4, 3), True)
     """
     c = _checks.counts_array("counts", counts)
+    # [book:geometric_project]
     noisy = geometric_counts(c, epsilon, rng=rng, size=size)
     return project_to_simplex(noisy / c.sum(axis=-1, keepdims=True))

@@ -56,6 +56,7 @@ def project_to_simplex(v) -> np.ndarray:
     v = _checks.as_float_array("v", v)
     if v.ndim == 0 or v.shape[-1] < 1:
         raise ValueError(f"v={v!r} must be an array of vectors (last axis)")
+    # [book:project_to_simplex]
     n = v.shape[-1]
     with np.errstate(over="ignore"):          # v - max may overflow to -inf: clamped next
         w = np.maximum(v - v.max(axis=-1, keepdims=True), -1.0)
@@ -106,6 +107,7 @@ def clip_to_simplex(v) -> np.ndarray:
     v = _checks.as_float_array("v", v)
     if v.ndim == 0 or v.shape[-1] < 1:
         raise ValueError(f"v={v!r} must be an array of vectors (last axis)")
+    # [book:clip_to_simplex]
     x = np.maximum(v, 0.0)
     top = x.max(axis=-1, keepdims=True)
     empty = top == 0

@@ -78,6 +78,7 @@ def prepare_chain(counts, *, min_count=1, min_row=1):
                          "exact whole numbers in doubles")
     min_count = _checks.whole_number("min_count", min_count, 1)
     min_row = _checks.whole_number("min_row", min_row, 1)
+    # [book:prepare_chain]
     work = np.where(arr >= min_count, arr, 0.0)
     kept = np.arange(arr.shape[0])
     while True:
@@ -97,6 +98,7 @@ def prepare_chain(counts, *, min_count=1, min_row=1):
         kept = new
         if kept.size < 2:
             break
+    # [/book:prepare_chain]
     if kept.size < 2:
         raise ValueError(f"only {kept.size} state(s) survive min_count={min_count}, "
                          f"min_row={min_row}: a chain needs at least 2 (Assumption 5)")

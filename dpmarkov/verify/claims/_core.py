@@ -98,6 +98,7 @@ class Claim:
     label(s) of the proof when the support is a proof (comma-separated); ``checked`` states
     the range checked when the support is numerical evidence only.
     """
+    # [book:Claim]
     id: str
     ref: str
     claim: str
@@ -110,6 +111,7 @@ class Claim:
     kind: str = ""
     proof: str = ""
     checked: str = ""
+    # [/book:Claim]
 
     @property
     def severity(self) -> str:
