@@ -157,12 +157,14 @@ def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
     while filled < m:
         need = m - filled
         U = gen.integers(0, t, size=int(1.1 * need / p_keep) + 16)
-        U = U[_bernoulli_exp(gen, U, t)]                  # D: accepted with prob. exp(-U/t)
-        Y = U + t * _geometric_exp1(gen, U.size)          # X
+        # D: accepted with probability exp(-U/t); then X
+        U = U[_bernoulli_exp(gen, U, t)]
+        Y = U + t * _geometric_exp1(gen, U.size)
         if s > 1:
             Y //= s
         neg = gen.integers(0, 2, size=U.size) == 1
-        z = np.where(neg, -Y, Y)[~neg | (Y != 0)][:need]  # reject (B = -, Y = 0)
+        # reject (B = -, Y = 0)
+        z = np.where(neg, -Y, Y)[~neg | (Y != 0)][:need]
         out[filled:filled + z.size] = z
         filled += z.size
     return out

@@ -86,7 +86,8 @@ def prepare_chain(counts, *, min_count=1, min_row=1):
         big = sub.sum(axis=1) >= min_row
         if big.sum() >= 1:
             sub_big = sub[np.ix_(big, big)]
-            _, label = connected_components(sub_big > 0, directed=True, connection="strong")
+            _, label = connected_components(sub_big > 0, directed=True,
+                                            connection="strong")
             size = np.bincount(label)
             mass = np.bincount(label, weights=sub_big.sum(axis=1))
             best = np.lexsort((mass, size))[-1]

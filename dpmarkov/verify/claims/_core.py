@@ -239,4 +239,5 @@ def agrees(value, quoted: str, se: float = 0.0) -> bool:
     """
     q = Decimal(quoted)
     half_ulp = 0.5 * 10.0 ** q.as_tuple().exponent
-    return bool(abs(float(value) - float(q)) <= half_ulp * (1 + 1e-9) + 5 * 2 ** 0.5 * se)
+    tolerance = half_ulp * (1 + 1e-9) + 5 * 2 ** 0.5 * se
+    return bool(abs(float(value) - float(q)) <= tolerance)
