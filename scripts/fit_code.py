@@ -43,11 +43,18 @@ from pathlib import Path
 WIDTH = 79
 
 
+def _tokens(source: str) -> list | None:
+    """The cell's Python tokens, or None when it is not plain Python (magics)."""
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+
+
 def move_comments(source: str, width: int = WIDTH) -> str:
     """``source`` with the trailing comments that would split their statement moved above."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
+    tokens = _tokens(source)
+    if tokens is None:
         return source                       # a cell with magics: leave it alone
     lines = source.splitlines()
     above: dict[int, list[str]] = {}        # row index -> comments to put above it
@@ -149,10 +156,9 @@ def split_string(token: str, room: int) -> list[str] | None:
 
 def split_strings(source: str, width: int = WIDTH) -> str:
     """String literals on lines wider than ``width`` cut into adjacent literals."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return source
+    tokens = _tokens(source)
+    if tokens is None:
+        return source                       # a cell with magics: leave it alone
     lines = source.split("\n")
     edits = []
     for tok in tokens:
@@ -172,10 +178,9 @@ def split_strings(source: str, width: int = WIDTH) -> str:
 
 def wrap_docstrings(source: str, width: int = WIDTH) -> str:
     """Docstrings with a line wider than ``width`` re-wrapped, paragraph by paragraph."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return source
+    tokens = _tokens(source)
+    if tokens is None:
+        return source                       # a cell with magics: leave it alone
     lines = source.split("\n")
     edits = []
     for tok in tokens:
