@@ -108,6 +108,21 @@ function measure(doc) {
   return {bad: bad, images: images, code: code, codeChars: codeChars,
           column: article ? article.clientWidth : 0};
 }
+const axe = %(axe)s;
+// axe-core (WCAG 2.1 A and AA rules) in the page itself: its violations, one entry per rule
+async function runAxe(doc, win) {
+  if (doc.fonts) await doc.fonts.ready;      // icon fonts decide what a control shows
+  await new Promise(r => setTimeout(r, 200));
+  if (!win.axe) {
+    const s = doc.createElement('script');
+    s.src = '/_axe.min.js';
+    await new Promise((res, rej) => { s.onload = res; s.onerror = rej; doc.head.appendChild(s); });
+  }
+  const r = await win.axe.run(doc, {runOnly: {type: 'tag',
+                                   values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}});
+  return r.violations.map(v => [v.id, v.impact, v.nodes.length,
+                                v.nodes[0].target.join(' '), v.nodes[0].html.slice(0, 120)]);
+}
 async function run() {
   const f = document.getElementById('f');
   for (const w of widths) {
@@ -121,6 +136,7 @@ async function run() {
       if (win.MathJax && win.MathJax.startup) await win.MathJax.startup.promise;
       await new Promise(r => setTimeout(r, 100));
       results[w][p] = measure(f.contentDocument);
+      if (axe && w === widths[0]) results[w][p].axe = await runAxe(f.contentDocument, win);
     }
   }
   document.getElementById('report').textContent = 'RESULT' + JSON.stringify(results) + 'END';
@@ -162,17 +178,41 @@ def _dump_dom(path: str, setup=None, budget_ms: int = 120000, window: int = max(
         server.shutdown()
 
 
-def measure(pages: list[str], widths=WIDTHS) -> dict[int, dict[str, dict]]:
+#: axe-core, the accessibility engine (npm package), pinned; fetched once with npm into
+#: _build/axe when missing (./run.sh test-install runs the browser tests).
+AXE_VERSION = "4.14.1"
+AXE_DIR = ROOT / "_build" / "axe"
+
+
+def axe_script() -> Path:
+    """The path of axe.min.js (npm install into _build/axe the first time)."""
+    path = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
+    if not path.is_file():
+        subprocess.run(["npm", "install", "--no-save", "--prefix", str(AXE_DIR),
+                        f"axe-core@{AXE_VERSION}"], check=True, capture_output=True)
+    return path
+
+
+def measure(pages: list[str], widths=WIDTHS, axe: bool = False) -> dict[int, dict[str, dict]]:
     """window width -> page name (book/NAME.html) -> {"bad": [[kind, content width, box
     width, what], ...], "images": [[figure id, natural width, shown width], ...],
     "code": how many code blocks, "codeChars": how many characters a code block's line holds,
-    "column": the article's width}, widths in CSS pixels.  Kinds of problem: "formula" (wider
+    "column": the article's width, and with ``axe`` at the first width "axe": [[rule,
+    impact, nodes, first target, its html], ...], axe-core's WCAG 2.1 A and AA violations},
+    widths in CSS pixels.  Kinds of problem: "formula" (wider
     than its column), "code" (a code block that scrolls sideways), "code-wrap" (a code block
     whose lines may wrap, hence break a token), "table" (a word split across lines in a table
     cell), "output" (an output wider than its box)."""
-    harness = HARNESS % {"h": HEIGHT, "pages": json.dumps(pages), "widths": json.dumps(list(widths))}
-    out = _dump_dom("_page_fit.html", lambda path: path.write_text(harness),
-                    budget_ms=120000 * len(widths))
+    harness = HARNESS % {"h": HEIGHT, "pages": json.dumps(pages), "widths": json.dumps(list(widths)),
+                         "axe": "true" if axe else "false"}
+    script = HTML / "_axe.min.js"
+    if axe:
+        shutil.copyfile(axe_script(), script)
+    try:
+        out = _dump_dom("_page_fit.html", lambda path: path.write_text(harness),
+                        budget_ms=120000 * len(widths) * (3 if axe else 1))
+    finally:
+        script.unlink(missing_ok=True)
     found = re.search(r'<pre id="report">RESULT(.*?)END</pre>', out, re.S)
     if not found:
         raise RuntimeError("the harness page did not finish: " + out[-500:])

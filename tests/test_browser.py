@@ -13,7 +13,9 @@ Chromium (scripts/page_fit.py):
 - the text of every figure is at least 9 pt on screen: its smallest font (figure points,
   from the plotting cell) times the scale it is shown at (the width the browser gives the
   image over the figure's width in inches at 96 px to the inch);
-- the search page's summaries show formulas as text, never as raw TeX.
+- the search page's summaries show formulas as text, never as raw TeX;
+- every page passes axe-core's WCAG 2.1 A and AA rules (issue 35, item 6; axe-core from npm,
+  ``scripts/page_fit.py``, injected into each page in Chromium).
 
 Needs the built book and Debian's chromium, and costs a few minutes of CPU, so it runs from
 ``./run.sh test-install`` (the slow reader checks, DPMARKOV_TEST_INSTALL=1), which installs
@@ -47,7 +49,7 @@ def found():
     assert page_fit.chromium(), "Debian's chromium is needed (./run.sh test-install installs it)"
     pages = sorted(f"book/{p.name}" for p in (ROOT / "_build" / "html" / "book").glob("*.html"))
     assert len(pages) >= 29
-    result = page_fit.measure(pages)
+    result = page_fit.measure(pages, axe=True)
     assert set(result) == set(page_fit.WIDTHS)
     for width, by_page in result.items():
         assert set(by_page) == set(pages), f"the harness did not measure every page at {width} px"
@@ -95,6 +97,15 @@ def test_no_table_splits_a_word(found):
     assert not problems, "\n".join(problems)
 
 
+def test_every_page_passes_axe_wcag21_aa(found):
+    # axe-core's WCAG 2.1 A and AA rules (contrast, names, ARIA, ...) on every page at 1400 px
+    problems = [f"{page}: {rule} ({impact}, {nodes} element(s)), first {target}: {html}"
+                for page, result in found[page_fit.WIDTHS[0]].items()
+                for rule, impact, nodes, target, html in result.get("axe", [])]
+    assert all("axe" in r for r in found[page_fit.WIDTHS[0]].values()), "axe did not run"
+    assert not problems, "\n".join(problems)
+
+
 def test_figure_text_is_at_least_9_pt_on_screen(found):
     figures = page_fit.figures()
     small, seen = [], set()
@@ -136,9 +147,11 @@ def test_the_measurement_sees_wide_formulas_wrapping_code_and_split_words():
             + "y = 2 + " * 60 + "2</pre></div>")
     table = ('<table style="width: 60px"><tr><td style="word-break: break-all">'
              "Foundations of differential privacy</td></tr></table>")
-    html.write_text(source.replace("</article>", f"<p>$$ {wide} $$</p>{code}{table}</article>", 1))
+    faint = '<p style="color: #bbbbbb; background: #ffffff">faint text</p>'
+    html.write_text(source.replace("</article>",
+                                   f"<p>$$ {wide} $$</p>{code}{table}{faint}</article>", 1))
     try:
-        found = page_fit.measure(["book/_fit_probe.html"])
+        found = page_fit.measure(["book/_fit_probe.html"], axe=True)
     finally:
         html.unlink()
     for width in page_fit.WIDTHS:
@@ -149,6 +162,9 @@ def test_the_measurement_sees_wide_formulas_wrapping_code_and_split_words():
         # only the probe wraps: the notation page's own blocks keep their lines
         assert wraps and all(what.startswith("y = 2") for what in wraps), bad
         assert any(kind == "table" for kind, *_ in bad), bad
+    # axe sees the faint paragraph (contrast about 1.9:1, AA asks 4.5:1)
+    assert any(rule == "color-contrast" for rule, *_ in
+               found[page_fit.WIDTHS[0]]["book/_fit_probe.html"]["axe"])
 
 
 def test_small_figure_text_is_seen():
