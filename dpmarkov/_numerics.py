@@ -43,6 +43,7 @@ def lgamma_increment(x, h):
     of two nearly equal log Gamma values.  For x > 0, x + h > 0; it overflows only when
     the true value exceeds the float range.
     """
+    # [book:lgamma_increment]
     x, h = np.broadcast_arrays(np.asarray(x, float), np.asarray(h, float))
     with np.errstate(over="ignore", invalid="ignore"):
         out = h * lgamma_increment_scaled(x, h)

@@ -228,6 +228,7 @@ def branch_and_bound(value, N, m, top):
     c0, c1 = np.array([lo + 1.0] * inner), np.array([float(top)] * inner)
     count = ends.size
     ceiling = np.zeros(best.shape)
+    # [book:branch_and_bound]
     while c0.size:
         bound = value(c0, N - c1)
         count += c0.size
@@ -235,7 +236,8 @@ def branch_and_bound(value, N, m, top):
         if single.any():
             best = np.maximum(best, bound[:, single].max(axis=1))
         keep = ~single & np.any(bound > best[:, None] * (1 - MARGIN), axis=0)
-        if count > BUDGET:                  # flat profile: stop at the margin, from above
+        # flat profile: stop at the margin, from above
+        if count > BUDGET:
             flat = keep & np.all(bound <= best[:, None] * (1 + MARGIN), axis=0)
             if flat.any():
                 ceiling = np.maximum(ceiling, bound[:, flat].max(axis=1))
@@ -246,12 +248,15 @@ def branch_and_bound(value, N, m, top):
                 f"N={N:.0f}, min_count={m:.0f}: the n = 2 pairs' values differ by less than "
                 f"their rounding error over more than {MAX_EVALUATIONS} pairs, so their maximum "
                 "cannot be located in double precision (try a smaller N)")
-        short = c1 - c0 < LEAF                      # list its pairs one by one
-        pts = np.concatenate([np.arange(a, b + 1) for a, b in zip(c0[short], c1[short])]
+        # list the pairs of a short block one by one
+        short = c1 - c0 < LEAF
+        pts = np.concatenate([np.arange(a, b + 1)
+                              for a, b in zip(c0[short], c1[short])]
                              + [np.empty(0)])
         c0, c1 = c0[~short], c1[~short]
         mid = np.floor((c0 + c1) / 2)
         c0, c1 = np.concatenate([c0, mid + 1, pts]), np.concatenate([mid, c1, pts])
+    # [/book:branch_and_bound]
     return np.maximum(best, ceiling), count
 
 

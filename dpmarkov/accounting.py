@@ -106,14 +106,20 @@ def privacy_loss_distribution(k, N, n, min_count, *, discretization=1e-3, tail_m
         raise ValueError(f"k={k!r}, N={N!r}, discretization={step!r}: the loss spans "
                          f"{t_hi - t_lo:.4g} nats (from {t_lo:.6g}), {k_hi - k_lo + 1:.3g} bins of the "
                          f"discretization; at most {MAX_BINS} are handled (raise discretization)")
+    # [book:privacy_loss_distribution]
     grid = np.arange(k_lo, k_hi + 1) * step
-    # both tails in logarithms: expit((t - D)/h) underflows for t - D > 745 h, yet its
-    # Beta tail I_z(a, b) ~ z^a / (a B(a, b)) is far from 0 when a is small
-    cdf = np.exp(log_lower_tail(a_j, a_i, -np.logaddexp(0.0, (data - grid) / h)))   # F(t)
-    sf = np.exp(log_lower_tail(a_i, a_j, -np.logaddexp(0.0, (grid - data) / h)))    # 1 - F(t)
-    # mass of (t_{k-1}, t_k]: difference of the smaller of F and 1 - F, for accuracy
+    # both tails in logarithms: expit((t - D)/h) underflows for t - D > 745 h,
+    # yet its Beta tail I_z(a, b) ~ z^a / (a B(a, b)) is far from 0 when a is
+    # small; cdf is F(t), sf is 1 - F(t)
+    z_lo = -np.logaddexp(0.0, (data - grid) / h)
+    z_hi = -np.logaddexp(0.0, (grid - data) / h)
+    cdf = np.exp(log_lower_tail(a_j, a_i, z_lo))
+    sf = np.exp(log_lower_tail(a_i, a_j, z_hi))
+    # mass of (t_{k-1}, t_k]: difference of the smaller of F and 1 - F, for
+    # accuracy
     use_cdf = cdf[1:] <= 0.5
     mass = np.maximum(np.where(use_cdf, cdf[1:] - cdf[:-1], sf[:-1] - sf[1:]), 0.0)
+    # [/book:privacy_loss_distribution]
     probs = {int(k_lo): float(cdf[0])}                       # loss <= t_lo, rounded up
     for idx, p in zip(range(k_lo + 1, k_hi + 1), mass):
         if p > 0:

@@ -111,11 +111,14 @@ def _eq8(k, C, weights=None):
     E[KL] = psi(k+1) - sum_i w_i C_i psi(k C_i + 1) + (n-1)/k + sum_i w_i C_i log C_i
     with n = sum_i w_i, which has no overflow until (n-1)/k itself exceeds 1.8e308.
     """
+    # [book:_eq8]
     w = np.ones(C.shape[-1]) if weights is None else weights
     kmin = k * C.min(axis=-1)
     tiny = kmin < 1e-300
     ks = np.where(tiny, 1.0, k)[..., None]
-    regular = _psi_minus_log(ks[..., 0]) - np.sum(w * C * _psi_minus_log(ks * C), axis=-1)
+    regular = (_psi_minus_log(ks[..., 0])
+               - np.sum(w * C * _psi_minus_log(ks * C), axis=-1))
+    # [/book:_eq8]
     if not np.any(tiny):
         return regular
     kt = np.where(tiny, k, 1.0)
@@ -459,12 +462,16 @@ def expected_l1(C, k):
     """
     C = _probability_vector(C)
     _, kk = _k_last_axis(k)
-    big = C > 0.5                         # at most one per vector: 1 - C_i from the others
-    rest = np.where(big, np.sum(np.where(big, 0.0, C), axis=-1, keepdims=True), 1 - C)
+    # [book:expected_l1]
+    # at most one per vector: 1 - C_i from the others
+    big = C > 0.5
+    others = np.sum(np.where(big, 0.0, C), axis=-1, keepdims=True)
+    rest = np.where(big, others, 1 - C)
     a, b = kk * C, kk * rest
     _checks.at_least_tiny("k", kk, np.minimum(a, b), "a Beta parameter k*C_i or k*(1-C_i)")
     log_mad = (0.5 * (np.log(2 / np.pi) + np.log(C) + np.log(rest) - np.log(kk))
-               + _lgamma_remainder(kk) - _lgamma_remainder(a) - _lgamma_remainder(b))
+               + _lgamma_remainder(kk) - _lgamma_remainder(a)
+               - _lgamma_remainder(b))
     return _scalar_or_array(np.exp(log_mad).sum(axis=-1))
 
 

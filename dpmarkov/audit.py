@@ -749,7 +749,11 @@ def _family_names(families, default):
     if not default:
         raise ValueError(f"families={_checks.show(families)} and a statistic were both given: "
                          "a statistic replaces the default families")
-    names = (families,) if isinstance(families, str) else tuple(families)
+    try:
+        names = (families,) if isinstance(families, str) else tuple(families)
+    except TypeError:
+        raise TypeError(f"families={_checks.show(families)} must be a family name or a "
+                        f"sequence of names among {FAMILIES}") from None
     if not names or any(not isinstance(f, str) or f not in FAMILIES for f in names) \
             or len(set(names)) != len(names):
         raise ValueError(f"families={_checks.show(families)} must name distinct families "

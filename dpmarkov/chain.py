@@ -104,6 +104,7 @@ def transition_counts_from_pairs(from_states, to_states, n) -> np.ndarray:
     if a.shape != b.shape:
         raise ValueError(f"from_states has {a.size} entries but to_states has {b.size}: "
                          "they must pair up")
+    # [book:transition_counts_from_pairs]
     return np.bincount(a * n + b, minlength=n * n).reshape(n, n).astype(float)
 
 

@@ -448,15 +448,19 @@ def probabilistic_delta(M, pairs, eps) -> float:
     e = _checks.scalar("eps", eps)
     if e < 0:
         raise ValueError(f"eps={e!r} must be >= 0")
-    a, b = np.concatenate([pr[:, 0], pr[:, 1]]), np.concatenate([pr[:, 1], pr[:, 0]])
+    # [book:probabilistic_delta]
+    a = np.concatenate([pr[:, 0], pr[:, 1]])
+    b = np.concatenate([pr[:, 1], pr[:, 0]])
     Ma, Mb = M[a], M[b]
     if e <= 709.0:
         bad = Ma > math.exp(e) * Mb * (1 + 1e-12)
-    else:                                       # e^eps overflows: compare logarithms
+    else:
+        # e^eps overflows: compare logarithms
         with np.errstate(divide="ignore", invalid="ignore"):
             bad = (Ma > 0) & ((Mb == 0) | (np.log(Ma) - np.log(Mb) > e + 1e-12))
     bad_out = np.any(bad, axis=0)
-    # a probability: rows may sum to 1 + SUM_ATOL, and a sum of many terms rounds up
+    # a probability: rows may sum to 1 + SUM_ATOL, and a sum of many terms
+    # rounds up
     return min(float(M[:, bad_out].sum(axis=1).max()), 1.0)
 
 

@@ -60,12 +60,14 @@ def ergodicity_coefficient(G) -> np.ndarray:
     0.3
     """
     arr = _checks.square_matrix("G", G)
+    # [book:ergodicity_coefficient]
     n = arr.shape[-1]
     h = n // 2
     col = np.sort(arr, axis=-2)
     with np.errstate(over="ignore", invalid="ignore"):
         spread = col[..., n - h:, :].sum(axis=-2) - col[..., :h, :].sum(axis=-2)
     out = spread.max(axis=-1)
+    # [/book:ergodicity_coefficient]
     if not np.all(np.isfinite(out)):
         raise ValueError(f"G has entries up to {np.abs(arr).max():.3g}: tau_inf(G) overflows "
                          "double precision (rescale G; tau_inf(c G) = |c| tau_inf(G))")
@@ -266,6 +268,7 @@ def stationary_tv_bound_corrected(counts, k) -> float:
     >>> round(dm.stationary_tv_bound_corrected([[30, 10], [5, 55]], 100.0), 4)
     0.2206
     """
+    # [book:stationary_tv_bound_corrected]
     P, _, Lrow = _chain_parts(counts, k)
     tau1 = dobrushin_coefficient(fundamental_matrix(P))
     return float(0.5 * tau1 * np.sqrt(2 * Lrow.sum()))

@@ -65,6 +65,7 @@ def worst_counts(eta, N, n):
         raise ValueError(f"n={n} categories: worst_counts would build a vector of {n} counts "
                          f"(more than {_MAX_VECTOR}); delta uses its two distinct values "
                          "without building it")
+    # [book:worst_counts]
     m = int(_checks.min_count(eta, N))
     return np.array([m] * (n - 1) + [N - (n - 1) * m], dtype=float)
 
@@ -548,6 +549,7 @@ def delta(k, eta, N, n, gamma, *, method="union"):
         out = delta_union(*args).reshape(shape)
         return out if out.ndim else float(out)
     out = np.empty(len(args[0]))
+    # [book:delta]
     for idx, (kk, e, NN, nn, g) in enumerate(zip(*args)):
         m = float(_checks.min_count(e, NN))
         big = NN - (nn - 1) * m
@@ -556,6 +558,7 @@ def delta(k, eta, N, n, gamma, *, method="union"):
         if big == m:
             values, mult = values[:1], np.array([nn])
         out[idx] = _exit_bounds(values, mult, g)[1]
+    # [/book:delta]
     out = out.reshape(shape)
     return out if out.ndim else float(out)
 

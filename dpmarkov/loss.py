@@ -152,8 +152,10 @@ def loss_data_term(c_i, c_j, k, N):
         raise ValueError(f"c_i + c_j = {_checks.first_bad(c_i + c_j, bad)!r} exceeds "
                          f"N={_checks.first_bad(N, bad)!r}")
     _checks.k_scale_ok(k, N)
+    # [book:loss_data_term]
     h = k / N
     out = increment_difference(h * c_i, h * (c_j - 1), h)
+    # [/book:loss_data_term]
     return _checks.finite_result("the data term", out, k)
 
 
@@ -321,8 +323,10 @@ def epsilon_corrected(k, eta, N, n, gamma):
     k, eta, N, n, gamma = _checks.theorem1_design(k, eta, N, n, gamma, assumption_4=False)
     pairs_exist(N, n, _checks.min_count(eta, N), "ceil(eta*N)")
     _checks.k_scale_ok(k, N)
+    # [book:epsilon_corrected]
     h = k / N
     top = k * (1 - (n - 1) * eta)
     with np.errstate(over="ignore", invalid="ignore"):
         out = increment_difference(top - h, k * eta, h) + output_term(h, n, gamma)
+    # [/book:epsilon_corrected]
     return _checks.finite_result("epsilon_corrected", out, k)

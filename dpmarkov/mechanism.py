@@ -196,6 +196,7 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     big = np.count_nonzero(alpha >= 1)          # the supported alpha_i >= 1 (alpha >= 0)
     if in_logs is None:
         in_logs = big == 0
+    # [book:sample_dirichlet]
     if big == np.count_nonzero(support):
         gen.standard_gamma(alpha, size=full, out=out)
         with np.errstate(over="ignore"):
@@ -217,6 +218,7 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
             score = np.where(support, score, np.inf)
         _normalise_logs(log_g, score, out)
         out /= _row_sums(out)
+    # [/book:sample_dirichlet]
     # entries outside the support are exactly 0 and all others > 0 unless one underflowed:
     # counting the nonzero entries finds out in one pass whether the floor has work to do
     if np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size):
@@ -367,6 +369,7 @@ def log_density(x, counts, k) -> np.ndarray:
         bad = np.atleast_2d(x)[~np.atleast_1d(in_simplex(x, atol=1e-9))][0]
         raise ValueError(f"x={bad.tolist()} is not in the unit simplex (Definition 1): entries "
                          "must be >= 0 and sum to 1; the density is defined only there")
+    # [book:log_density]
     log_b = gammaln(alpha).sum(axis=-1) - gammaln(alpha.sum(axis=-1))
     if not np.all(np.isfinite(log_b)):
         raise ValueError(f"k={_checks.show(k)}: log B(k C) overflows (k*C_i near 1e308); "

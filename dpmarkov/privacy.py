@@ -92,11 +92,13 @@ def epsilon_paper(k, eta, N, n, gamma):
     """
     k, eta, N, n, gamma = _checks.theorem1_design(k, eta, N, n, gamma)
     _eq6_interval_ok(eta, N)
+    # [book:epsilon_paper]
     h = k / N
     a, b = k * eta, k * (1 - 2 * eta)
     beta_term = increment_difference(b - h, a, h)
     with np.errstate(over="ignore", invalid="ignore"):
         out = beta_term + output_term(h, n, gamma)
+    # [/book:epsilon_paper]
     return _checks.finite_result("epsilon", out, k)
 
 

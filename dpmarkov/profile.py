@@ -336,6 +336,7 @@ def privacy_profile(epsilon, k, N, n, min_count):
     """
     k, N, n, m = _design(k, N, n, min_count)
     eps, k = _together("epsilon", _epsilons(epsilon), k)
+    # [book:privacy_profile]
     out = np.empty(eps.shape)
     for kv in np.unique(k):
         at = k == kv

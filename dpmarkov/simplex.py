@@ -89,9 +89,11 @@ def in_simplex(x, *, atol: float = 1e-12) -> np.ndarray:
     """
     arr = _checks.array("x", x)
     atol = _atol(atol)
+    # [book:in_simplex]
     with np.errstate(over="ignore"):     # a sum that overflows is simply not 1
         sums = arr.sum(axis=-1)
-    return np.all(arr >= -atol, axis=-1) & (np.abs(sums - 1) <= atol * arr.shape[-1])
+    near_one = np.abs(sums - 1) <= atol * arr.shape[-1]
+    return np.all(arr >= -atol, axis=-1) & near_one
 
 
 @_checks.public

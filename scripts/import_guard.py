@@ -27,12 +27,13 @@ try:
     import dpmarkov  # noqa: F401
 except ImportError:
     raise ModuleNotFoundError(
-        "This notebook needs the dpmarkov package, which is not installed in this "
-        "kernel's environment. Download the wheel and reader-requirements.txt from the "
-        "book's page 'Run a chapter yourself', then run: python -m pip install -r "
-        "reader-requirements.txt dpmarkov-*.whl (in the environment of this kernel) "
-        "and restart the kernel."
-    ) from None'''   # as ruff formats it (the book's code style)
+        "This notebook needs the dpmarkov package, which is not installed "
+        "in this kernel's environment. Download the wheel and "
+        "reader-requirements.txt from the book's page 'Run a chapter "
+        "yourself', then run: python -m pip install -r "
+        "reader-requirements.txt dpmarkov-*.whl (in the environment of "
+        "this kernel) and restart the kernel."
+    ) from None'''   # as ruff formats it at 79 columns (ruff.toml)
 
 
 def is_guard(cell) -> bool:

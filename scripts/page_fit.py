@@ -1,5 +1,6 @@
 """Measure what a reader sees at a 1400 px and an 800 px window: clipped formulas, code
-and outputs that scroll sideways, and how far each figure is scaled down.
+and outputs that scroll sideways, code that may wrap, table cells that split a word, how many
+characters a code line holds, and how far each figure is scaled down.
 
 Serves the built site (_build/html) on the loopback address, opens one harness page in
 headless Chromium (Debian's package) that loads each chapter in turn in an iframe of each
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 WIDTHS, HEIGHT = (1400, 800), 1000
 WIDTH = WIDTHS[0]
-KINDS = ("formula", "code", "output")
+KINDS = ("formula", "code", "code-wrap", "table", "output")
 
 # Runs inside the harness: for each width and page, load it, wait for MathJax, measure.
 HARNESS = """<!doctype html><html><body>
@@ -52,13 +53,42 @@ function measure(doc) {
       bad.push(['formula', m.scrollWidth, box.clientWidth,
                 m.textContent.slice(0, 60)]);
   }
-  // code: a code cell's source, or a code listing in the prose (never an output)
-  let code = 0;
+  // code: a code cell's source, or a code listing in the prose (never an output); a block
+  // that may wrap its lines (white-space other than pre) could break a token: 'code-wrap'
+  let code = 0, codeChars = 0;
   for (const pre of doc.querySelectorAll('.bd-article div.highlight pre')) {
     if (pre.closest('.cell_output, div.output')) continue;
     code += 1;
+    const style = doc.defaultView.getComputedStyle(pre);
+    if (style.whiteSpace !== 'pre')
+      bad.push(['code-wrap', pre.scrollWidth, pre.clientWidth, first(pre).slice(0, 60)]);
     if (pre.scrollWidth > pre.clientWidth + 1)
       bad.push(['code', pre.scrollWidth, pre.clientWidth, first(pre).slice(0, 60)]);
+    if (!codeChars) {     // how many characters of this font the block's text box holds
+      const probe = doc.createElement('span');
+      probe.textContent = 'x'.repeat(100);
+      pre.appendChild(probe);
+      const inner = pre.clientWidth - parseFloat(style.paddingLeft)
+                    - parseFloat(style.paddingRight);
+      codeChars = Math.floor(inner / (probe.getBoundingClientRect().width / 100));
+      probe.remove();
+    }
+  }
+  // tables: a word (a run of characters without space, hyphen or slash) laid out on more
+  // than one line was split inside it
+  for (const cell of doc.querySelectorAll('.bd-article table td, .bd-article table th')) {
+    const walker = doc.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    let node, split = null;
+    while (!split && (node = walker.nextNode())) {
+      for (const m of node.textContent.matchAll(/[^\\s\\-\\/\\u2010-\\u2014]+/g)) {
+        const range = doc.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set(Array.from(range.getClientRects(), r => Math.round(r.top)));
+        if (tops.size > 1) { split = m[0]; break; }
+      }
+    }
+    if (split) bad.push(['table', cell.scrollWidth, cell.clientWidth, split.slice(0, 60)]);
   }
   for (const box of doc.querySelectorAll('div.cell_output')) {
     for (const el of box.querySelectorAll('pre, table, .output')) {
@@ -75,7 +105,23 @@ function measure(doc) {
     images.push([fig ? fig.id : '', img.naturalWidth, img.getBoundingClientRect().width]);
   }
   const article = doc.querySelector('.bd-article');
-  return {bad: bad, images: images, code: code, column: article ? article.clientWidth : 0};
+  return {bad: bad, images: images, code: code, codeChars: codeChars,
+          column: article ? article.clientWidth : 0};
+}
+const axe = %(axe)s;
+// axe-core (WCAG 2.1 A and AA rules) in the page itself: its violations, one entry per rule
+async function runAxe(doc, win) {
+  if (doc.fonts) await doc.fonts.ready;      // icon fonts decide what a control shows
+  await new Promise(r => setTimeout(r, 200));
+  if (!win.axe) {
+    const s = doc.createElement('script');
+    s.src = '/_axe.min.js';
+    await new Promise((res, rej) => { s.onload = res; s.onerror = rej; doc.head.appendChild(s); });
+  }
+  const r = await win.axe.run(doc, {runOnly: {type: 'tag',
+                                   values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}});
+  return r.violations.map(v => [v.id, v.impact, v.nodes.length,
+                                v.nodes[0].target.join(' '), v.nodes[0].html.slice(0, 120)]);
 }
 async function run() {
   const f = document.getElementById('f');
@@ -90,6 +136,7 @@ async function run() {
       if (win.MathJax && win.MathJax.startup) await win.MathJax.startup.promise;
       await new Promise(r => setTimeout(r, 100));
       results[w][p] = measure(f.contentDocument);
+      if (axe && w === widths[0]) results[w][p].axe = await runAxe(f.contentDocument, win);
     }
   }
   document.getElementById('report').textContent = 'RESULT' + JSON.stringify(results) + 'END';
@@ -131,13 +178,41 @@ def _dump_dom(path: str, setup=None, budget_ms: int = 120000, window: int = max(
         server.shutdown()
 
 
-def measure(pages: list[str], widths=WIDTHS) -> dict[int, dict[str, dict]]:
+#: axe-core, the accessibility engine (npm package), pinned; fetched once with npm into
+#: _build/axe when missing (./run.sh test-install runs the browser tests).
+AXE_VERSION = "4.14.1"
+AXE_DIR = ROOT / "_build" / "axe"
+
+
+def axe_script() -> Path:
+    """The path of axe.min.js (npm install into _build/axe the first time)."""
+    path = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
+    if not path.is_file():
+        subprocess.run(["npm", "install", "--no-save", "--prefix", str(AXE_DIR),
+                        f"axe-core@{AXE_VERSION}"], check=True, capture_output=True)
+    return path
+
+
+def measure(pages: list[str], widths=WIDTHS, axe: bool = False) -> dict[int, dict[str, dict]]:
     """window width -> page name (book/NAME.html) -> {"bad": [[kind, content width, box
     width, what], ...], "images": [[figure id, natural width, shown width], ...],
-    "code": how many code blocks, "column": the article's width}, widths in CSS pixels."""
-    harness = HARNESS % {"h": HEIGHT, "pages": json.dumps(pages), "widths": json.dumps(list(widths))}
-    out = _dump_dom("_page_fit.html", lambda path: path.write_text(harness),
-                    budget_ms=120000 * len(widths))
+    "code": how many code blocks, "codeChars": how many characters a code block's line holds,
+    "column": the article's width, and with ``axe`` at the first width "axe": [[rule,
+    impact, nodes, first target, its html], ...], axe-core's WCAG 2.1 A and AA violations},
+    widths in CSS pixels.  Kinds of problem: "formula" (wider
+    than its column), "code" (a code block that scrolls sideways), "code-wrap" (a code block
+    whose lines may wrap, hence break a token), "table" (a word split across lines in a table
+    cell), "output" (an output wider than its box)."""
+    harness = HARNESS % {"h": HEIGHT, "pages": json.dumps(pages), "widths": json.dumps(list(widths)),
+                         "axe": "true" if axe else "false"}
+    script = HTML / "_axe.min.js"
+    if axe:
+        shutil.copyfile(axe_script(), script)
+    try:
+        out = _dump_dom("_page_fit.html", lambda path: path.write_text(harness),
+                        budget_ms=120000 * len(widths) * (3 if axe else 1))
+    finally:
+        script.unlink(missing_ok=True)
     found = re.search(r'<pre id="report">RESULT(.*?)END</pre>', out, re.S)
     if not found:
         raise RuntimeError("the harness page did not finish: " + out[-500:])

@@ -126,23 +126,55 @@ PRF_BOX = re.compile(r"(?:`{3,}|:{3,})\{prf:(\w+)\}([^\n]*)\n((?::[\w-]+:[^\n]*\
 PAPER_SERIES = ("theorem", "definition", "algorithm", "lemma", "corollary", "assumption")
 
 
-def test_numbered_boxes_carry_the_papers_numbers():
+PAPER_LABEL = {"theorem": "thm", "definition": "def", "algorithm": "alg", "lemma": "lem",
+               "corollary": "cor", "assumption": "asm"}
+
+
+def numbered_box_problems(boxes):
+    """Problems of a book's boxes, given as (page, kind, title, options) in toc order."""
     # sphinx-proof numbers each kind of box in one series across the book, in toc order.
     # The paper's series (Theorem, Definition, ...) may only hold restatements whose rendered
-    # number equals the paper's ("(paper: Theorem 3)" must render as Theorem 3); the book's
+    # number equals the paper's (the box labelled thm-3 must render as Theorem 3); the book's
     # own results are propositions or carry :nonumber:, so no "Theorem 6" stands next to the
-    # paper's five.  A box added, moved or relabelled out of order fails here.
-    counters = {kind: 0 for kind in PAPER_SERIES}
+    # paper's five.  A box added, moved or relabelled out of order fails here.  Titles hold no
+    # parentheses: the box renders as "Theorem 3 (title)", and "(paper: Theorem 3)" inside
+    # it read "Theorem 3 (Privacy of Algorithm 2 (paper: Theorem 3))" (issue 35, item 4).
+    counters, out = {kind: 0 for kind in PAPER_SERIES}, []
+    for page, kind, title, options in boxes:
+        if "(" in title or ")" in title:
+            out.append(f"{page}: {kind} title '{title.strip()}' has parentheses")
+        if kind not in PAPER_SERIES or ":nonumber:" in options:
+            continue
+        counters[kind] += 1
+        label = re.search(rf":label: {PAPER_LABEL[kind]}-(\d+)\s", options + "\n")
+        if not label:
+            out.append(f"{page}: numbered {kind} box '{title.strip()}' is not the paper's")
+        elif int(label.group(1)) != counters[kind]:
+            out.append(f"{page}: '{title.strip()}' ({PAPER_LABEL[kind]}-{label.group(1)}) "
+                       f"would render as {kind} {counters[kind]}")
+    return out
+
+
+def _boxes():
     for name in TOC:
         for box in PRF_BOX.finditer(_markdown(BOOK / f"{name.split('/')[-1]}.ipynb")):
-            kind, title, options = box.groups()
-            if kind not in PAPER_SERIES or ":nonumber:" in options:
-                continue
-            counters[kind] += 1
-            paper = re.search(rf"paper: {kind.capitalize()} (\d+)", title)
-            assert paper, f"{name}: numbered {kind} box '{title.strip()}' is not the paper's"
-            assert int(paper.group(1)) == counters[kind], (
-                f"{name}: '{title.strip()}' would render as {kind} {counters[kind]}")
+            yield (name, *box.groups())
+
+
+def test_numbered_boxes_carry_the_papers_numbers():
+    problems = numbered_box_problems(_boxes())
+    assert not problems, "\n".join(problems)
+
+
+def test_a_box_out_of_order_or_with_nested_parentheses_is_found():
+    good = [("a", "theorem", " Privacy", ":label: thm-1\n"),
+            ("a", "proposition", " Ours, after Balle and Wang", ":label: prop-x\n")]
+    assert numbered_box_problems(good) == []
+    swapped = [("a", "theorem", " B", ":label: thm-2\n"), ("a", "theorem", " A", ":label: thm-1\n")]
+    assert len(numbered_box_problems(swapped)) == 2
+    assert numbered_box_problems([("a", "definition", " X (paper: Definition 1)",
+                                   ":label: def-1\n")])
+    assert numbered_box_problems([("a", "theorem", " Ours", ":label: prop-y\n")])
 
 
 # ---------------------------------------------------------------- exercises (issue 12)

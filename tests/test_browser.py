@@ -5,14 +5,17 @@ Chromium (scripts/page_fit.py):
 
 - no display formula may be wider than its column (cut or scrolled sideways), and no
   output block wider than its box;
-- code blocks (code cells and listings) that scroll sideways are counted: the book's code
-  is not yet formatted to the column (issue 29, part 2, a formatter run over every
-  notebook), so the count may not grow past today's (``WIDE_CODE_TODAY``) and the test
-  reports it as an expected failure until it is zero;
+- no code block (code cell or listing) wraps its lines at either width (a wrapped line
+  breaks mid-token); at 1400 px none scrolls sideways either, and the code column holds at
+  least the formatter's 79 characters (issue 35, item 2); at 800 px a long line may scroll;
+- no table cell splits a word across lines at either width (a wide table scrolls inside its
+  box instead; issue 35, item 3);
 - the text of every figure is at least 9 pt on screen: its smallest font (figure points,
   from the plotting cell) times the scale it is shown at (the width the browser gives the
   image over the figure's width in inches at 96 px to the inch);
-- the search page's summaries show formulas as text, never as raw TeX.
+- the search page's summaries show formulas as text, never as raw TeX;
+- every page passes axe-core's WCAG 2.1 A and AA rules (issue 35, item 6; axe-core from npm,
+  ``scripts/page_fit.py``, injected into each page in Chromium).
 
 Needs the built book and Debian's chromium, and costs a few minutes of CPU, so it runs from
 ``./run.sh test-install`` (the slow reader checks, DPMARKOV_TEST_INSTALL=1), which installs
@@ -35,10 +38,9 @@ _spec = importlib.util.spec_from_file_location("page_fit", ROOT / "scripts" / "p
 page_fit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(page_fit)
 
-#: Code blocks that scroll sideways, per window width (issue 29, part 2).  The code is
-#: formatted to 88 columns and long lines wrap at the column's edge (_static/dpmarkov.css),
-#: so none may scroll.
-WIDE_CODE_TODAY = {1400: 0, 800: 0}
+#: The formatter's width (ruff.toml): a code line of this many characters must fit the code
+#: column at a 1400 px window.
+CODE_WIDTH = 79
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,7 @@ def found():
     assert page_fit.chromium(), "Debian's chromium is needed (./run.sh test-install installs it)"
     pages = sorted(f"book/{p.name}" for p in (ROOT / "_build" / "html" / "book").glob("*.html"))
     assert len(pages) >= 29
-    result = page_fit.measure(pages)
+    result = page_fit.measure(pages, axe=True)
     assert set(result) == set(page_fit.WIDTHS)
     for width, by_page in result.items():
         assert set(by_page) == set(pages), f"the harness did not measure every page at {width} px"
@@ -61,21 +63,47 @@ def test_no_formula_or_output_wider_than_its_column(found):
     assert not problems, "\n".join(problems)
 
 
-def test_code_blocks_that_scroll_sideways_do_not_grow(found):
-    tally = page_fit.counts(found)
-    wide = {width: tally[width, "code"] for width in found}
-    blocks = {width: sum(r["code"] for r in by_page.values()) for width, by_page in found.items()}
-    report = ", ".join(f"{wide[w]} of {blocks[w]} code blocks at {w} px" for w in sorted(wide))
-    lines = [f"{width} px: {page}: {w} px in {box} px: {what}"
-             for width, by_page in found.items() for page, result in by_page.items()
-             for kind, w, box, what in result["bad"] if kind == "code"]
-    grown = {w: n for w, n in wide.items() if n > WIDE_CODE_TODAY[w]}
-    assert not grown, (f"more code scrolls sideways than before ({report}; at most "
-                       f"{WIDE_CODE_TODAY}):\n" + "\n".join(lines))
-    if any(wide.values()):
-        pytest.xfail(f"code not yet formatted to the column (issue 29, part 2): {report} "
-                     f"scroll sideways; WIDE_CODE_TODAY = {WIDE_CODE_TODAY} may come down to "
-                     f"{wide}")
+def _problems(found, kinds, widths=page_fit.WIDTHS):
+    return [f"{width} px: {page}: {kind} {w} px in {box} px: {what}"
+            for width in widths for page, result in found[width].items()
+            for kind, w, box, what in result["bad"] if kind in kinds]
+
+
+#: Pages whose code the chapters' formatter does not reach, with the reason: the API pages
+#: show the package's docstring examples, written to the package's width and indented in
+#: the entry (they scroll); the instructor guide (course) and the privacy audit's listing
+#: (audit) are rewritten by other tasks of issue 35.
+SCROLL_ALLOWED = {"book/api_core.html", "book/api_baselines.html", "book/api_datasets.html",
+                  "book/api_claims.html", "book/instructor_guide.html",
+                  "book/privacy_audit.html"}
+
+
+def test_no_code_line_wraps_and_none_scrolls_at_1400_px(found):
+    # no block may wrap its lines at any width (a wrapped line breaks mid-token); at 1400 px
+    # none may scroll either: the 79-column code fits; at 800 px a long line may scroll
+    scrolls = [p for p in _problems(found, ("code",), (1400,))
+               if p.split(": ")[1] not in SCROLL_ALLOWED]
+    problems = _problems(found, ("code-wrap",)) + scrolls
+    assert not problems, "\n".join(problems)
+
+
+def test_the_code_column_holds_the_formatter_width_at_1400_px(found):
+    chars = {r["codeChars"] for r in found[1400].values() if r["code"]}
+    assert chars and min(chars) >= CODE_WIDTH, chars
+
+
+def test_no_table_splits_a_word(found):
+    problems = _problems(found, ("table",))
+    assert not problems, "\n".join(problems)
+
+
+def test_every_page_passes_axe_wcag21_aa(found):
+    # axe-core's WCAG 2.1 A and AA rules (contrast, names, ARIA, ...) on every page at 1400 px
+    problems = [f"{page}: {rule} ({impact}, {nodes} element(s)), first {target}: {html}"
+                for page, result in found[page_fit.WIDTHS[0]].items()
+                for rule, impact, nodes, target, html in result.get("axe", [])]
+    assert all("axe" in r for r in found[page_fit.WIDTHS[0]].values()), "axe did not run"
+    assert not problems, "\n".join(problems)
 
 
 def test_figure_text_is_at_least_9_pt_on_screen(found):
@@ -105,25 +133,38 @@ def test_search_summaries_show_no_raw_tex():
     assert any("ε" in s for s in summaries)
 
 
-def test_the_measurement_sees_wide_formulas_and_code():
+def test_the_measurement_sees_wide_formulas_wrapping_code_and_split_words():
     # the check must be able to fail: a page with a formula and a code line far wider than
-    # any column
+    # any column, a code block that wraps, and a narrow table that breaks its words
     html = page_fit.HTML / "book" / "_fit_probe.html"
     source = (page_fit.HTML / "book" / "notation.html").read_text()
     wide = " + ".join(f"x_{{{i}}}" for i in range(200))
-    # (the book's CSS wraps code at the column's edge: this block opts out, as a page
-    # without that rule would show it)
+    # (the book's CSS keeps code on its lines: these blocks opt out, as a page without that
+    # rule would show them)
     code = ('<div class="highlight"><pre style="white-space: pre; overflow-wrap: normal">'
-            + "x = 1 + " * 60 + "1</pre></div>")
-    html.write_text(source.replace("</article>", f"<p>$$ {wide} $$</p>{code}</article>", 1))
+            + "x = 1 + " * 60 + "1</pre></div>"
+            + '<div class="highlight"><pre style="white-space: pre-wrap">'
+            + "y = 2 + " * 60 + "2</pre></div>")
+    table = ('<table style="width: 60px"><tr><td style="word-break: break-all">'
+             "Foundations of differential privacy</td></tr></table>")
+    faint = '<p style="color: #bbbbbb; background: #ffffff">faint text</p>'
+    html.write_text(source.replace("</article>",
+                                   f"<p>$$ {wide} $$</p>{code}{table}{faint}</article>", 1))
     try:
-        found = page_fit.measure(["book/_fit_probe.html"])
+        found = page_fit.measure(["book/_fit_probe.html"], axe=True)
     finally:
         html.unlink()
     for width in page_fit.WIDTHS:
         bad = found[width]["book/_fit_probe.html"]["bad"]
         assert any(kind == "formula" and w > box for kind, w, box, _ in bad), bad
         assert any(kind == "code" and w > box for kind, w, box, _ in bad), bad
+        wraps = [what for kind, _, _, what in bad if kind == "code-wrap"]
+        # only the probe wraps: the notation page's own blocks keep their lines
+        assert wraps and all(what.startswith("y = 2") for what in wraps), bad
+        assert any(kind == "table" for kind, *_ in bad), bad
+    # axe sees the faint paragraph (contrast about 1.9:1, AA asks 4.5:1)
+    assert any(rule == "color-contrast" for rule, *_ in
+               found[page_fit.WIDTHS[0]]["book/_fit_probe.html"]["axe"])
 
 
 def test_small_figure_text_is_seen():

@@ -114,3 +114,92 @@ def test_many_releases_uses_the_pages_letters():
         assert not hits, f"{meaning}: {hits[:3]}"
     # c stays a vector of counts: the mixture of two Dirichlet parameters is a_alpha
     assert not [m for m in maths if re.search(r"c = \\alpha", m)]
+
+
+# ------------------------------------------------- what a reader sees besides formulas (36.3)
+#: Calls whose string arguments are figure text (axes, titles, legends, annotations).
+FIGURE_CALL = re.compile(r"\b(?:set_xlabel|set_ylabel|set_title|suptitle|text|annotate|legend)"
+                         r"\(|\b(?:label|title)=")
+#: In the many-releases chapter: the letter, what it means on the notation page, and the
+#: pattern of its old meaning in figure text and printed outputs.
+MANY_RELEASES_TEXT = (
+    (r"\\rho\(|\brho against\b", "rho is the category set; the Renyi DP curve is epsilon_R"),
+    (r"\$b\s*=|\bb\s*=\s*\d|\bb equal to\b|\bpseudocounts? \$?b\b", "the pseudocount is m"),
+    (r"\$T\$|releases \(\$T|\bT\s*=\s*\d|^\s*T\s+Thm", "a number of releases is R"),
+)
+
+
+def _strings(source):
+    """The string literals of the figure calls of a cell's code (roughly: the rest of the
+    line after each call), as a reader sees them in the figure."""
+    return [line[m.start():] for line in source.splitlines() for m in FIGURE_CALL.finditer(line)]
+
+
+def seen_text(nb):
+    """Figure captions, alt texts, figure-call strings and printed outputs of a notebook."""
+    out = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        meta = cell["metadata"].get("mystnb", {})
+        out += [meta.get("figure", {}).get("caption", ""), meta.get("image", {}).get("alt", "")]
+        out += _strings("".join(cell["source"]))
+        for o in cell.get("outputs", []):
+            out.append("".join(o.get("text", "")))
+            out.append("".join(o.get("data", {}).get("text/plain", "")))
+    return [t for t in out if t]
+
+
+def letter_clashes(nb):
+    return [(meaning, text[:80]) for pattern, meaning in MANY_RELEASES_TEXT
+            for text in seen_text(nb) if re.search(pattern, text, re.M)]
+
+
+def dirichlet_alpha_names(nb):
+    """Names in a notebook's visible code that call the Dirichlet parameter alpha (a keyword
+    argument alpha= is matplotlib's transparency, not a name)."""
+    import ast
+    names = []
+    for cell in nb["cells"]:
+        tags = set(cell["metadata"].get("tags", []))
+        if cell["cell_type"] != "code" or tags & {"remove-input", "remove-cell"}:
+            continue
+        try:
+            tree = ast.parse("".join(cell["source"]))
+        except SyntaxError:
+            continue
+        names += [n.id if isinstance(n, ast.Name) else n.arg for n in ast.walk(tree)
+                  if isinstance(n, (ast.Name, ast.arg))
+                  and "alpha" in (n.id if isinstance(n, ast.Name) else n.arg).lower()]
+    return names
+
+
+def _nb(name):
+    return json.loads((ROOT / "book" / f"{name}.ipynb").read_text())
+
+
+def test_many_releases_figures_and_outputs_use_the_pages_letters():
+    assert not letter_clashes(_nb("many_releases"))
+
+
+def test_visible_code_never_names_the_dirichlet_parameter_alpha():
+    # alpha is the Renyi order, in the many-releases chapter only
+    found = {p.stem: names for p in sorted((ROOT / "book").glob("*.ipynb"))
+             if p.stem != "many_releases" and (names := dirichlet_alpha_names(_nb(p.stem)))}
+    assert not found, found
+
+
+def test_the_seen_text_checks_fail_on_their_fixtures():
+    def cell(source, caption="", outputs=()):
+        return {"cell_type": "code", "metadata": {"mystnb": {"figure": {"caption": caption}}},
+                "source": source, "outputs": [{"text": t} for t in outputs]}
+    bad = {"cells": [cell('ax.set_ylabel(r"$\\rho(\\alpha)$")'),
+                     cell("", caption="for three pseudocounts $b$"),
+                     cell("", outputs=["b= 20: largest s = 0.13\n", "  T  Thm 1 basic\n"])]}
+    assert len(letter_clashes(bad)) == 4
+    good = {"cells": [cell('ax.set_ylabel(r"$\\epsilon_{\\mathrm R}(\\alpha)$")',
+                           caption="after $R$ monthly releases ($m = 20$)",
+                           outputs=["m = 20: largest s = 0.13\n"])]}
+    assert letter_clashes(good) == []
+    code = {"cells": [cell("alpha = 15 * C\nax.scatter(x, y, alpha=0.4)")]}
+    assert dirichlet_alpha_names(code) == ["alpha"]

@@ -84,8 +84,10 @@ VALID = {
     "audit_hockey_stick": ((C3, ADJ3, 1.0), {"k": 20.0, "samples": 200, "rng": 0}),
     "au.clopper_pearson": ((3, 50, 0.01), {}),
     "au.log_ratio_statistic": ((C3, ADJ3), {}),
+    # the threshold family only: a learned set has no closed form to compare with
     "au.chosen_set_divergence": ((dm.audit_hockey_stick(C3, ADJ3, 1.0, k=20.0, samples=200,
-                                                        rng=0), C3, ADJ3, 20.0), {}),
+                                                        rng=0, families="thresholds"),
+                                  C3, ADJ3, 20.0), {}),
     # many releases: the accountants' building blocks
     "acc.privacy_loss_distribution": ((20.6, 98, 5, 8), {"discretization": 1e-2}),
     "acc.basic_composition": ((0.5, 1e-6, 10), {}),

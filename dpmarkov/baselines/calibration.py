@@ -321,14 +321,18 @@ def dirichlet_k_tight(epsilon, delta, N, n, min_count, *, on_unreachable="raise"
     # within delta also when its row's profile is evaluated alone (``privacy_profile``)
     target = d * (1 - _PROFILE_MARGIN)
 
+    # [book:dirichlet_k_tight]
     def gap(log_k, rows):
-        prof = _tight_profile(eps, np.exp(log_k), N_f[rows], n_f[rows], m_f[rows])
+        prof = _tight_profile(eps, np.exp(log_k), N_f[rows], n_f[rows],
+                              m_f[rows])
         return np.log(np.maximum(prof, 1e-300)) - np.log(target)
 
     k_lo = np.maximum(1.0, eps * N_f / 500.0)
     lo = np.log(k_lo)
-    gap_lo = gap(lo, np.arange(lo.size))  # evaluated once: it is also the error message's number
+    # evaluated once: it is also the error message's number
+    gap_lo = gap(lo, np.arange(lo.size))
     ok = gap_lo <= 0
+    # [/book:dirichlet_k_tight]
     if mode == "raise" and not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         raise ValueError(

@@ -151,17 +151,20 @@ def _discrete_laplace(gen, s: int, t: int, m: int) -> np.ndarray:
     # P(D) = mean of exp(-u/t) over u < t and P(Y = 0 | D) = 1 - e^(-s/t): 10% more
     # candidates than that (plus 16) fill the slots in one round, nearly always
     p_keep = (-np.expm1(-1.0) / (t * -np.expm1(-1.0 / t))) * (1 + np.exp(-s / t)) / 2
+    # [book:_discrete_laplace]
     out = np.empty(m, np.int64)
     filled = 0
     while filled < m:
         need = m - filled
         U = gen.integers(0, t, size=int(1.1 * need / p_keep) + 16)
-        U = U[_bernoulli_exp(gen, U, t)]                  # D: accepted with prob. exp(-U/t)
-        Y = U + t * _geometric_exp1(gen, U.size)          # X
+        # D: accepted with probability exp(-U/t); then X
+        U = U[_bernoulli_exp(gen, U, t)]
+        Y = U + t * _geometric_exp1(gen, U.size)
         if s > 1:
             Y //= s
         neg = gen.integers(0, 2, size=U.size) == 1
-        z = np.where(neg, -Y, Y)[~neg | (Y != 0)][:need]  # reject (B = -, Y = 0)
+        # reject (B = -, Y = 0)
+        z = np.where(neg, -Y, Y)[~neg | (Y != 0)][:need]
         out[filled:filled + z.size] = z
         filled += z.size
     return out
@@ -356,5 +359,6 @@ def geometric_project(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
     ((4, 3), True)
     """
     c = _checks.counts_array("counts", counts)
+    # [book:geometric_project]
     noisy = geometric_counts(c, epsilon, rng=rng, size=size)
     return project_to_simplex(noisy / c.sum(axis=-1, keepdims=True))

@@ -56,14 +56,17 @@ def project_to_simplex(v) -> np.ndarray:
     v = _checks.as_float_array("v", v)
     if v.ndim == 0 or v.shape[-1] < 1:
         raise ValueError(f"v={v!r} must be an array of vectors (last axis)")
+    # [book:project_to_simplex]
     n = v.shape[-1]
-    with np.errstate(over="ignore"):          # v - max may overflow to -inf: clamped next
+    # v - max may overflow to -inf: clamped next
+    with np.errstate(over="ignore"):
         w = np.maximum(v - v.max(axis=-1, keepdims=True), -1.0)
     u = -np.sort(-w, axis=-1)
     css = np.cumsum(u, axis=-1) - 1.0
     j = np.arange(1, n + 1)
     positive = u - css / j > 0
-    rho = n - np.argmax(positive[..., ::-1], axis=-1)       # last index where positive
+    # the last index where positive
+    rho = n - np.argmax(positive[..., ::-1], axis=-1)
     theta = np.take_along_axis(css, (rho - 1)[..., None], axis=-1) / rho[..., None]
     return np.maximum(w - theta, 0.0)
 
@@ -106,6 +109,7 @@ def clip_to_simplex(v) -> np.ndarray:
     v = _checks.as_float_array("v", v)
     if v.ndim == 0 or v.shape[-1] < 1:
         raise ValueError(f"v={v!r} must be an array of vectors (last axis)")
+    # [book:clip_to_simplex]
     x = np.maximum(v, 0.0)
     top = x.max(axis=-1, keepdims=True)
     empty = top == 0

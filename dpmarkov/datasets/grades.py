@@ -77,6 +77,7 @@ def load_grades(course="MATH 221", *, fold=True):
     table = table[table["course"] == course].reset_index(drop=True)
     if not fold:
         return table
+    # [book:load_grades]
     info = [c for c in table.columns if c not in RAW_GRADES + ("W",)]
     out = table[info].copy()
     for letter in "ABCD":

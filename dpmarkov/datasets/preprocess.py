@@ -78,6 +78,7 @@ def prepare_chain(counts, *, min_count=1, min_row=1):
                          "exact whole numbers in doubles")
     min_count = _checks.whole_number("min_count", min_count, 1)
     min_row = _checks.whole_number("min_row", min_row, 1)
+    # [book:prepare_chain]
     work = np.where(arr >= min_count, arr, 0.0)
     kept = np.arange(arr.shape[0])
     while True:
@@ -85,7 +86,8 @@ def prepare_chain(counts, *, min_count=1, min_row=1):
         big = sub.sum(axis=1) >= min_row
         if big.sum() >= 1:
             sub_big = sub[np.ix_(big, big)]
-            _, label = connected_components(sub_big > 0, directed=True, connection="strong")
+            _, label = connected_components(sub_big > 0, directed=True,
+                                            connection="strong")
             size = np.bincount(label)
             mass = np.bincount(label, weights=sub_big.sum(axis=1))
             best = np.lexsort((mass, size))[-1]
@@ -97,6 +99,7 @@ def prepare_chain(counts, *, min_count=1, min_row=1):
         kept = new
         if kept.size < 2:
             break
+    # [/book:prepare_chain]
     if kept.size < 2:
         raise ValueError(f"only {kept.size} state(s) survive min_count={min_count}, "
                          f"min_row={min_row}: a chain needs at least 2 (Assumption 5)")

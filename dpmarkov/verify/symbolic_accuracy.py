@@ -111,10 +111,13 @@ def expected_kl_derived():
     step 2 with V the sum of the other coordinates, whose shape is ``gamma_sum_shape`` minus
     a_i); a_i = k C_i, and a_0 = k sum_i C_i = k because C sums to one.
     """
-    a_0 = gamma_sum_shape()                                      # sum_j a_j
-    e_log = beta_log_moment().subs(a, a_[i]).subs(b, a_0 - a_[i])  # a first: a_ is labelled a
-    e_log = e_log.subs(a_0, k * sp.Sum(C[j], (j, 1, n))).subs(a_[i], k * C[i])
-    e_log = e_log.subs(sp.Sum(C[j], (j, 1, n)), 1)               # C is a count vector
+    # a_0 = sum_j a_j; substitute a first: a_ is labelled a
+    a_0 = gamma_sum_shape()
+    e_log = beta_log_moment().subs(a, a_[i]).subs(b, a_0 - a_[i])
+    e_log = e_log.subs(a_0, k * sp.Sum(C[j], (j, 1, n)))
+    e_log = e_log.subs(a_[i], k * C[i])
+    # C is a count vector
+    e_log = e_log.subs(sp.Sum(C[j], (j, 1, n)), 1)
     # KL(C || C~) = sum_i C_i log(C_i / C~_i); linearity of E, termwise
     return sp.Sum(sp.expand(C[i] * sp.log(C[i]) - C[i] * e_log), (i, 1, n))
 

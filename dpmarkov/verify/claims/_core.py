@@ -98,6 +98,7 @@ class Claim:
     label(s) of the proof when the support is a proof (comma-separated); ``checked`` states
     the range checked when the support is numerical evidence only.
     """
+    # [book:Claim]
     id: str
     ref: str
     claim: str
@@ -110,6 +111,7 @@ class Claim:
     kind: str = ""
     proof: str = ""
     checked: str = ""
+    # [/book:Claim]
 
     @property
     def severity(self) -> str:
@@ -237,4 +239,5 @@ def agrees(value, quoted: str, se: float = 0.0) -> bool:
     """
     q = Decimal(quoted)
     half_ulp = 0.5 * 10.0 ** q.as_tuple().exponent
-    return bool(abs(float(value) - float(q)) <= half_ulp * (1 + 1e-9) + 5 * 2 ** 0.5 * se)
+    tolerance = half_ulp * (1 + 1e-9) + 5 * 2 ** 0.5 * se
+    return bool(abs(float(value) - float(q)) <= tolerance)

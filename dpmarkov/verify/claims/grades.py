@@ -80,7 +80,8 @@ def _sec61_kgrid():
 def _sec61_eps():
     e = privacy.epsilon_paper(20.6, **GRADE)
     twin = float(highprec.epsilon(20.6, **GRADE))
-    return (dict(eps_at_20_6=e, eps_at_k_min=privacy.epsilon_star_paper(**GRADE),
+    return (dict(eps_at_20_6=e,
+                 eps_at_k_min=privacy.epsilon_star_paper(**GRADE),
                  k_for_2_255=privacy.k_for_epsilon_paper(2.255, **GRADE)),
             abs(e - twin) < 1e-12 and agrees(e, "2.212")
             and agrees(privacy.epsilon_star_paper(**GRADE), "2.207")

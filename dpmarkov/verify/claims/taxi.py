@@ -6,8 +6,9 @@ from ._parts import *  # noqa: F401,F403  (the parts' one header, see _parts)
 
 # ============================================================================ Section 6.2
 @add_claim("sec6.2-2.68", "Sec. 6.2", "The strongest privacy of the taxi chain is "
-        "(2.68, 0.0214)-DP.", "consistency", "fails",
-        "impossible with gamma = 1e-8 and at most 69 feasible transitions per row (n_i <= 69, "
+        "(2.68, 0.0214)-DP, read (as the book does) with rows over Manhattan's 69 zones.",
+        "consistency", "fails",
+        "under that reading, impossible with gamma = 1e-8 and at most 69 feasible transitions per row (n_i <= 69, "
         "the Manhattan zones): any such row with epsilon* <= 2.68 and at most 2,933,898 trips "
         "has delta* <= 0.0066, and delta* = 0.0214 needs one zone with about 6.6 million trips "
         "(6.9 million at n_i = 65); with n_i = 265 (all NYC zones) 2.6 million would do, so the "

@@ -1,0 +1,133 @@
+"""The book states a verdict on the paper only through the registry (issue 36, item 1).
+
+A sentence that puts a verdict-like phrase ("holds", "true but loose", "fails", "a bound",
+"cannot", "proved") within ``NEAR`` characters of a reference to a paper result (Theorem,
+Lemma, Corollary, Figure, Section, eq., or a ``{prf:ref}`` to the paper's ``thm-``, ``lem-``,
+``cor-`` labels) is a hand-typed verdict, unless the phrase comes from the registry: glued
+text (``{glue:md}`verdict-...``` and other glue roles) is taken out before the scan.  Such a
+sentence must glue the verdict, or say what the book shows without a verdict word.
+
+Links to a claim's evidence go to the chapter the registry names: a sentence that pastes a
+claim's verdict and links chapters (``{doc}``) links that claim's chapter (unless it is that
+chapter), as tests/test_claims.py requires of the verdict pages' boxes.
+
+A scan that missed sentences split across lines, list items or a reference written as a
+role would pass a hand-typed verdict: the fixtures below are such sentences, and the scan must
+find them; a glued verdict beside the same reference must pass.
+"""
+import json
+import re
+from pathlib import Path
+
+from dpmarkov.verify import claims as cl
+
+ROOT = Path(__file__).resolve().parents[1]
+PHRASE = re.compile(r"\b(?:holds|true but loose|fails|a bound|cannot|proved)\b", re.I)
+REF = re.compile(r"\b(?:Theorem|Lemma|Corollary|Figure|Section)s?\s+\d[\d.]*"
+                 r"|\beqs?\.\s*\(\d+\)|\{prf:ref\}`(?:thm|lem|cor)-[^`]*`")
+GLUE = re.compile(r"\{glue(?::[a-z]+)?\}`[^`]*`")
+VERDICT_GLUE = re.compile(r"\{glue:md\}`verdict-([^`:]+):myst`")
+DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?([^`>]+)>?`")
+IDS = {c.id for c in cl.CLAIMS}
+#: How close (characters) a phrase and a reference must be to count as one verdict.
+NEAR = 80
+#: Pages other tasks rewrite (issue 36 is fixed there): the instructor guide (course), the
+#: privacy audit chapter (audit), "Run a chapter yourself" (portable).
+OTHERS = {"instructor_guide", "privacy_audit", "run_locally"}
+
+
+def prose(text):
+    """A markdown cell's text without code blocks and display math."""
+    text = re.sub(r"(`{3,}|~{3,})(?!\{).*?\1", " ", text, flags=re.S)   # plain code blocks
+    text = re.sub(r"```\{(?:code-cell|code-block|code|literalinclude)\}.*?```", " ", text,
+                  flags=re.S)
+    return re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
+
+
+def units(text):
+    """Paragraphs, list items and table rows of ``text`` (line breaks inside them joined)."""
+    for block in re.split(r"\n\s*\n|\n\s*(?=[-*|] |\d+\. )", text):
+        yield " ".join(block.split())
+
+
+def sentences(unit):
+    """The sentences of a paragraph: one ends before a capital, not before "(" (so
+    "eq. (6)" goes on)."""
+    return re.split(r"(?<=[.;!?])\s+(?=[A-Z*{])", unit)
+
+
+def hand_typed_verdicts(text):
+    """Sentences of ``text`` with a verdict phrase next to a paper reference, not glued."""
+    found = []
+    for unit in units(GLUE.sub(" [registry] ", prose(text))):
+        for sentence in sentences(unit):
+            refs = [r.span() for r in REF.finditer(sentence)]
+            if any(max(a, p.start()) - min(b, p.end()) <= NEAR
+                   for p in PHRASE.finditer(sentence) for a, b in refs):
+                found.append(sentence)
+    return found
+
+
+def misdirected_links(text, page):
+    """(claim, its chapter, chapters linked) for sentences of ``page`` that paste a claim's
+    verdict and link chapters but not the claim's."""
+    out = []
+    for unit in units(text):
+        for sentence in sentences(unit):
+            docs = set(DOC.findall(sentence))
+            for cid in sorted(set(VERDICT_GLUE.findall(sentence)) & IDS):
+                chapter = cl.get(cid).chapter
+                if docs and chapter != page and chapter not in docs:
+                    out.append((cid, chapter, sorted(docs)))
+    return out
+
+
+def markdown_cells(path):
+    for cell in json.loads(path.read_text())["cells"]:
+        if cell["cell_type"] == "markdown":
+            yield "".join(cell["source"])
+
+
+def chapters():
+    return [p for p in sorted((ROOT / "book").glob("*.ipynb")) if p.stem not in OTHERS]
+
+
+def test_no_hand_typed_verdict_on_a_paper_result():
+    found = [f"{path.stem}: {s}" for path in chapters() for text in markdown_cells(path)
+             for s in hand_typed_verdicts(text)]
+    assert not found, "\n\n".join(found)
+
+
+def test_the_readme_types_no_verdict_on_a_paper_result():
+    assert not hand_typed_verdicts((ROOT / "README.md").read_text())
+
+
+def test_links_to_a_claims_evidence_go_to_its_chapter():
+    bad = [(path.stem, *m) for path in chapters() for text in markdown_cells(path)
+           for m in misdirected_links(text, path.stem)]
+    assert not bad, bad
+
+
+def test_hand_typed_verdicts_are_found():
+    fixtures = [
+        "Theorem 5 fails for the three-state chain.",
+        "We checked it:\n- the sign of $Z$ in\n  Theorem 4 gives a bound that is looser.",
+        "The conclusion of {prf:ref}`lem-1` holds, with equality.",
+        "The printed pair is true but loose as far as eq. (6) goes.",
+        "Section 6.2's pair cannot be reached.",
+    ]
+    for text in fixtures:
+        assert hand_typed_verdicts(text), text
+    # the registry's words, glued, pass; so do a distant phrase and a plain code block
+    assert not hand_typed_verdicts("Theorem 5: {glue:md}`verdict-thm-5:myst`.")
+    assert not hand_typed_verdicts("Theorem 5 is stated in Section 5. " + "x" * 100
+                                   + " The grid cannot show more.")
+    assert not hand_typed_verdicts("```\nTheorem 5 fails\n```")
+
+
+def test_a_link_to_the_wrong_chapter_is_found():
+    chapter = cl.get("thm-5").chapter
+    wrong = "Theorem 5: {glue:md}`verdict-thm-5:myst` (see {doc}`preliminaries`)."
+    assert misdirected_links(wrong, "intro") == [("thm-5", chapter, ["preliminaries"])]
+    right = wrong.replace("preliminaries", chapter)
+    assert misdirected_links(right, "intro") == []
