@@ -210,8 +210,9 @@ def score(nb, autograder_zip: Path, scratch: Path, *, seed: int | None = None,
                     env[var] = Remote(var, box)
                 else:
                     env[var] = value
-        env.update(setup_namespace(name, masters, replacements))   # trusted names win
-        env.update(quiet(variants.given, replacements))
+        setup = setup_namespace(name, masters, replacements)
+        env.update(setup)                                # trusted names win
+        env.update(quiet(variants.given, replacements, setup))
         out = {}
         for test in tests:
             possible = float(test.possible)

@@ -363,16 +363,17 @@ def test_the_seccomp_filter_refuses_processes_on_both_machines():
 
 
 # -- a test file that raises ------------------------------------------------------------------
-def _zip_with(tmp_path, source: str) -> Path:
+def _zip_with(tmp_path, source: str, question: str = "q1") -> Path:
     path = tmp_path / "autograder.zip"
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("tests/q1.py", source)
+        z.writestr(f"tests/{question}.py", source)
     return path
 
 
 def _notebook(code: str):
     nb = nbformat.v4.new_notebook()
-    nb.metadata["otter"] = {"assignment_name": "comparisons"}   # no gate on its q1
+    # an assignment of the grader, whose q9 (none) has no gate and no check on a variant
+    nb.metadata["otter"] = {"assignment_name": "comparisons"}
     nb.cells = [nbformat.v4.new_code_cell(code)]
     return nb
 
@@ -386,15 +387,15 @@ def test_a_test_file_that_raises_names_itself(tmp_path):
 def test_a_case_that_raises_fails_alone(tmp_path):
     """A case whose code raises (here: the submission's function fails in the sandbox)
     scores 0 and the other cases of the file still score."""
-    spec = {"name": "q1", "points": [1, 2, 4], "suites": [{"type": "doctest", "cases": [
+    spec = {"name": "q9", "points": [1, 2, 4], "suites": [{"type": "doctest", "cases": [
         {"code": ">>> broken(1)", "hidden": False, "locked": False},
         {"code": ">>> assert abs(answer - 0.5) <= 1e-15", "hidden": True, "locked": False},
         {"code": ">>> raise RuntimeError('a raising case')", "hidden": True, "locked": False},
     ]}]}
-    zip_path = _zip_with(tmp_path, f"test = {spec!r}\n")
+    zip_path = _zip_with(tmp_path, f"test = {spec!r}\n", "q9")
     nb = _notebook("def broken(x):\n    raise ValueError(x)\n\nanswer = 0.5\n")
     assert grading.score(nb, zip_path, tmp_path / "s", seed=SEED, limits=LIMITS) == \
-        {"q1": (2.0, 7.0)}
+        {"q9": (2.0, 7.0)}
 
 
 # -- the LMS route: otter's autograder zip is Gradescope's format -----------------------------
@@ -407,7 +408,8 @@ def test_the_autograder_zip_has_gradescopes_structure(foundations):
         names = set(z.namelist())
         config = json.loads(z.read("otter_config.json"))
         run = z.read("run_autograder").decode()
-        everything = "\n".join(z.read(n).decode() for n in names)
+        # files/ is the package (tests/test_assignments.py checks it), the rest otter's own
+        everything = "\n".join(z.read(n).decode() for n in names if not n.startswith("files/"))
     questions = grading.question_order("foundations")
     auto = [q for q in questions if q not in grading.manual_questions("foundations")]
     assert {"run_autograder", "setup.sh", "run_otter.py", "environment.yml",
