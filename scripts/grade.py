@@ -24,7 +24,12 @@ How a submission is scored (``score``):
 3. a test case that calls a student function counts only if that function also agrees with
    a value computed here on inputs drawn from the instructor's seed (``--seed``, or the
    environment variable ``DPMARKOV_GRADING_SEED``; fresh entropy if neither):
-   ``grading.hidden.GATES``.
+   ``grading.hidden.GATES``;
+4. the assignment's cells of given data (its counts, sizes, parameters) are replaced, before
+   the submission's cells run, by a variant of the same kind drawn from the same seed, which
+   the grader also runs here; a test case that checks an answer computed from those data is
+   decided here on the variant, with the test's tolerance (``grading.variants.VARIANTS``), so
+   a typed answer read from the public tests earns nothing.
 
 The CSV has one row per submission and one column per question: the autograded score, or an
 empty cell for a question graded by hand (``manual: true`` in the master notebook), then the
@@ -50,7 +55,7 @@ import nbformat
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grading import handwork, hidden
+from grading import handwork, hidden, variants
 from grading.sandbox import (
     DEFAULT_LIMITS,
     Limits,
@@ -86,22 +91,32 @@ def test_files(autograder_zip: Path, into: Path) -> list[Path]:
     return [into / n for n in names]
 
 
-def code_cells(nb) -> list[str]:
-    """The notebook's code cells as the sandbox runs them (otter's own lines dropped)."""
+def code_cells(nb, replacements: dict[str, str] | None = None) -> list[str]:
+    """The notebook's code cells as the sandbox runs them (otter's own lines dropped).
+
+    A cell whose text is a key of ``replacements`` (a cell of the master's given data; the
+    text compared without surrounding blank space) runs as its value (the variant's cell).
+    """
+    replace = {key.strip(): value for key, value in (replacements or {}).items()}
     cells = [GRADER_STUB]
     for cell in nb.cells:
         if cell.cell_type == "code":
-            cells.append("\n".join(line for line in cell.source.splitlines()
-                                   if not OTTER_LINE.match(line)))
+            source = "\n".join(line for line in cell.source.splitlines()
+                               if not OTTER_LINE.match(line))
+            cells.append(replace.get(source.strip(), source))
     return cells
 
 
-def setup_namespace(name: str, masters: Path = MASTERS) -> dict:
-    """The master notebook's first code cell (the given data and imports), run here."""
+def setup_namespace(name: str, masters: Path = MASTERS,
+                    replacements: dict[str, str] | None = None) -> dict:
+    """The master notebook's first code cell (the given data and imports), run here; the
+    variant's cell instead where ``replacements`` replaces it."""
     master = nbformat.read(masters / name / f"{name}.ipynb", as_version=4)
     first = next(c for c in master.cells if c.cell_type == "code")
+    replace = {key.strip(): value for key, value in (replacements or {}).items()}
     env: dict = {"__name__": "__grading__"}
-    quiet(exec, compile(first.source, f"<{name} setup>", "exec"), env)
+    quiet(exec, compile(replace.get(first.source.strip(), first.source), f"<{name} setup>",
+                        "exec"), env)
     return env
 
 
@@ -166,6 +181,10 @@ def score(nb, autograder_zip: Path, scratch: Path, *, seed: int | None = None,
     forbidden = hidden.FORBIDDEN.get(name, set())
     gates = hidden.GATES.get(name, {})
     seed = secrets.randbits(64) if seed is None else seed
+    variant = variants.VARIANTS.get(name)
+    replacements = {} if variant is None else \
+        variants.draw(variant, variants.variant_rng(seed, name))
+    checks = {} if variant is None else variant.checks
     tests = []
     for path in test_files(autograder_zip, scratch):
         try:
@@ -174,7 +193,7 @@ def score(nb, autograder_zip: Path, scratch: Path, *, seed: int | None = None,
             raise ValueError(f"the autograder's test file {path.name} ({autograder_zip.name}) "
                              f"raises {type(error).__name__}: {error}") from error
     try:
-        submission = Submission(code_cells(nb), limits, unsafe)
+        submission = Submission(code_cells(nb, replacements), limits, unsafe)
     except SandboxError as error:
         submission = None
         if notes is not None:
@@ -191,7 +210,9 @@ def score(nb, autograder_zip: Path, scratch: Path, *, seed: int | None = None,
                     env[var] = Remote(var, box)
                 else:
                     env[var] = value
-        env.update(setup_namespace(name, masters))       # trusted names win
+        setup = setup_namespace(name, masters, replacements)
+        env.update(setup)                                # trusted names win
+        env.update(quiet(variants.given, replacements, setup))
         out = {}
         for test in tests:
             possible = float(test.possible)
@@ -202,8 +223,10 @@ def score(nb, autograder_zip: Path, scratch: Path, *, seed: int | None = None,
             quiet(test.run, env)
             passed = []
             for i, result in enumerate(test.test_case_results):
-                gate = gates.get((test.name, i))
-                ok = result.passed and (gate is None or hidden.passes(
+                gate, check = gates.get((test.name, i)), checks.get((test.name, i))
+                # an answer computed from the given data is checked on the variant, here
+                passed_here = check(env) if check is not None else result.passed
+                ok = passed_here and (gate is None or hidden.passes(
                     gate, submission.call(forbidden), hidden.gate_rng(seed, name, test.name, i)))
                 passed.append(ok)
             if test.all_or_nothing:

@@ -55,6 +55,7 @@ _spec.loader.exec_module(grading)
 # honest scores hold on either route: the sandbox where bubblewrap runs (Linux; ./run.sh test
 # installs it), else the plain child process of --unsafe-no-sandbox (macOS, Windows)
 UNSAFE = not sys.modules["grading.sandbox"].bwrap_available()
+variants = sys.modules["grading.variants"]
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +110,80 @@ def test_a_mistake_costs_its_share(entry, mistake, built, tmp_path):
     score, possible = grade(_with_mistake(autograder, entry["folder"], mistake), zip_path,
                             tmp_path)
     assert score == possible - mistake["costs"], f"{mistake['what']}: {score} of {possible}"
+
+
+@pytest.mark.parametrize("entry", ASSIGNMENTS, ids=NAMES)
+def test_the_solution_scores_full_on_another_variant(entry, built, tmp_path):
+    """Another seed draws other given data (scripts/grading/variants.py): the solution,
+    which computes every answer from the given variables, still scores full marks."""
+    _, autograder, zip_path = built[entry["folder"]]
+    result = grading.score(nbformat.read(autograder, as_version=4), zip_path, tmp_path,
+                           seed=SEED + 1, unsafe=UNSAFE)
+    assert all(got == possible for got, possible in result.values()), result
+
+
+def _published_values(nb) -> dict:
+    """The plain-data variables the notebook leaves on the published data (no variant)."""
+    box = grading.Sandbox(grading.code_cells(nb), unsafe=UNSAFE)
+    try:
+        return {k: v for k, v in box.variables.items() if v is not grading.Sandbox.CALLABLE}
+    finally:
+        box.close()
+
+
+def _typed(values: dict) -> str:
+    """A cell that types the values as literals (arrays of up to 1000 numbers)."""
+    import numpy as np
+    lines = ["import numpy as np"]
+    for name, value in values.items():
+        if isinstance(value, np.ndarray):
+            if value.size <= 1000:
+                lines.append(f"{name} = np.array({value.tolist()!r}, dtype={value.dtype.str!r})")
+        else:
+            lines.append(f"{name} = {value!r}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("with_given", [False, True], ids=["answers", "answers-and-data"])
+@pytest.mark.parametrize("name", NAMES)
+def test_typed_published_answers_score_no_more_than_blank(name, with_given, built, tmp_path):
+    """The blank notebook with every answer the solution computes on the published data typed
+    as a literal (and, the second time, the published given data put back too) scores no
+    more than the blank notebook: 0. Such answers are checked on a variant of the data."""
+    student, autograder, zip_path = built[name]
+    values = _published_values(nbformat.read(autograder, as_version=4))
+    given = set(variants.given({cell: cell for cell in variants.VARIANTS[name].cells}))
+    if not with_given:
+        values = {k: v for k, v in values.items() if k not in given}
+    nb = nbformat.read(student, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(_typed(values)))
+    assert grade(nb, zip_path, tmp_path)[0] == 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_autograder_zip_installs_what_the_tests_need(name, built, tmp_path):
+    """Gradescope builds the zip's environment.yml (setup.sh) and copies ``files/`` into the
+    submission's folder: the environment must hold the package's own dependencies (exactly
+    pyproject's, so they cannot drift) besides otter, and ``files/dpmarkov`` the whole package
+    (its modules and shipped data), importable from that folder as the notebook imports it."""
+    import subprocess
+    import tomllib
+    import zipfile
+    zip_path = built[name][2]
+    with zipfile.ZipFile(zip_path) as z:
+        names = set(z.namelist())
+        environment = yaml.safe_load(z.read("environment.yml"))
+        z.extractall(tmp_path, members=[n for n in names if n.startswith("files/")])
+    pip = next(d["pip"] for d in environment["dependencies"] if isinstance(d, dict))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert pip[0].startswith("otter-grader") and pip[1:] == project["dependencies"]
+    package = {p.relative_to(ROOT).as_posix() for p in (ROOT / "dpmarkov").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    assert {f"files/{p}" for p in package} <= names
+    run = subprocess.run([sys.executable, "-c", "import dpmarkov, sys; print(dpmarkov.__file__)"],
+                         cwd=tmp_path / "files", capture_output=True, text=True, check=True,
+                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert Path(run.stdout.strip()).resolve() == (tmp_path / "files/dpmarkov/__init__.py").resolve()
 
 
 def test_every_forbidden_delegation_is_tried():

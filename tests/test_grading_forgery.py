@@ -31,6 +31,7 @@ _spec = importlib.util.spec_from_file_location("grade", ROOT / "scripts" / "grad
 grading = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(grading)
 sandbox = sys.modules["grading.sandbox"]
+variants = sys.modules["grading.variants"]
 
 pytestmark = pytest.mark.skipif(not sandbox.bwrap_available(),
                                 reason="the sandbox needs Linux and bubblewrap "
@@ -148,6 +149,24 @@ FORGERIES = {
                 for cell in master["cells"]:
                     if cell["cell_type"] == "code" and "SOLUTION" in "".join(cell["source"]):
                         exec("".join(cell["source"]))
+        """,
+    # answers computed from the published data, typed (grading runs on a variant of the data)
+    "the published answers typed": """
+        import numpy as np
+        C_ = np.array([28, 31, 21, 9, 9]) / 98
+        eta_max = 9 / 98
+        k_floor = 1.5 / 0.073
+        var_hat = C_ * (1 - C_) / 51
+        p_exact = p_mc = 0.75 ** 4
+        """,
+    "the published data put back, the answers computed from it": """
+        import numpy as np
+        counts = np.array([28, 31, 21, 9, 9])
+        eta2, R, k, n, eta, R4 = 0.073, 20_000, 50.0, 5, 0.05, 100_000
+        C_ = counts / counts.sum()
+        eta_max, k_floor = C_.min(), 3 / (2 * eta2)
+        var_hat = C_ * (1 - C_) / (k + 1)
+        p_exact = p_mc = (1 - n * eta) ** (n - 1)
         """,
     # stalling the class
     "an infinite loop": """
@@ -344,16 +363,17 @@ def test_the_seccomp_filter_refuses_processes_on_both_machines():
 
 
 # -- a test file that raises ------------------------------------------------------------------
-def _zip_with(tmp_path, source: str) -> Path:
+def _zip_with(tmp_path, source: str, question: str = "q1") -> Path:
     path = tmp_path / "autograder.zip"
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("tests/q1.py", source)
+        z.writestr(f"tests/{question}.py", source)
     return path
 
 
 def _notebook(code: str):
     nb = nbformat.v4.new_notebook()
-    nb.metadata["otter"] = {"assignment_name": "comparisons"}   # no gate on its q1
+    # an assignment of the grader, whose q9 (none) has no gate and no check on a variant
+    nb.metadata["otter"] = {"assignment_name": "comparisons"}
     nb.cells = [nbformat.v4.new_code_cell(code)]
     return nb
 
@@ -367,15 +387,15 @@ def test_a_test_file_that_raises_names_itself(tmp_path):
 def test_a_case_that_raises_fails_alone(tmp_path):
     """A case whose code raises (here: the submission's function fails in the sandbox)
     scores 0 and the other cases of the file still score."""
-    spec = {"name": "q1", "points": [1, 2, 4], "suites": [{"type": "doctest", "cases": [
+    spec = {"name": "q9", "points": [1, 2, 4], "suites": [{"type": "doctest", "cases": [
         {"code": ">>> broken(1)", "hidden": False, "locked": False},
         {"code": ">>> assert abs(answer - 0.5) <= 1e-15", "hidden": True, "locked": False},
         {"code": ">>> raise RuntimeError('a raising case')", "hidden": True, "locked": False},
     ]}]}
-    zip_path = _zip_with(tmp_path, f"test = {spec!r}\n")
+    zip_path = _zip_with(tmp_path, f"test = {spec!r}\n", "q9")
     nb = _notebook("def broken(x):\n    raise ValueError(x)\n\nanswer = 0.5\n")
     assert grading.score(nb, zip_path, tmp_path / "s", seed=SEED, limits=LIMITS) == \
-        {"q1": (2.0, 7.0)}
+        {"q9": (2.0, 7.0)}
 
 
 # -- the LMS route: otter's autograder zip is Gradescope's format -----------------------------
@@ -388,7 +408,8 @@ def test_the_autograder_zip_has_gradescopes_structure(foundations):
         names = set(z.namelist())
         config = json.loads(z.read("otter_config.json"))
         run = z.read("run_autograder").decode()
-        everything = "\n".join(z.read(n).decode() for n in names)
+        # files/ is the package (tests/test_assignments.py checks it), the rest otter's own
+        everything = "\n".join(z.read(n).decode() for n in names if not n.startswith("files/"))
     questions = grading.question_order("foundations")
     auto = [q for q in questions if q not in grading.manual_questions("foundations")]
     assert {"run_autograder", "setup.sh", "run_otter.py", "environment.yml",
@@ -424,3 +445,42 @@ def test_without_bubblewrap_grading_needs_the_explicit_unsafe_flag(foundations, 
     with sandbox.Sandbox(["x = [1, 2.5]\nimport os\npid = os.getpid()\n"], limits=LIMITS,
                          unsafe=True) as box:
         assert box.variables["x"] == [1, 2.5] and box.variables["pid"] != __import__("os").getpid()
+
+
+# -- answers computed from the given data: graded on a variant drawn from the seed ----------
+VARIANT_CASES = {("q2", 2), ("q2", 3), ("q3", 3), ("q4", 1), ("q4", 2)}
+
+
+def test_the_foundations_variant_covers_every_answer_from_the_data():
+    """Each hidden case that checks a value computed from the given data (not a function on
+    inputs of its own) is decided on the variant; the variant's data differ from the
+    published data for every seed tried, and keep their kind (five categories, n eta < 1)."""
+    variant = variants.VARIANTS["foundations"]
+    assert set(variant.checks) == VARIANT_CASES
+    for seed in range(20):
+        cells = variants.draw(variant, variants.variant_rng(seed, "foundations"))
+        assert all(cells[k].strip() != k.strip() for k in cells)
+        given = variants.given(cells)
+        assert np.shape(given["counts"]) == (5,) and min(given["counts"]) > 0
+        assert 0 < given["n"] * given["eta"] < 1 and given["n"] >= 3
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_honest_notebook_scores_full_on_any_variant(seed, foundations, tmp_path):
+    _, autograder, zip_path = foundations
+    result = grading.score(nbformat.read(autograder, as_version=4), zip_path, tmp_path,
+                           seed=seed, limits=LIMITS)
+    assert all(got == possible for got, possible in result.values()), result
+
+
+def test_typed_answers_in_a_right_notebook_lose_exactly_their_cases(foundations, right_scores,
+                                                                    tmp_path):
+    """The right notebook with its answers from the data replaced by the published values
+    loses one point per variant case (each is worth 1) and nothing else."""
+    _, autograder, zip_path = foundations
+    nb = nbformat.read(autograder, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(textwrap.dedent(
+        FORGERIES["the published answers typed"])))
+    typed = grading.score(nb, zip_path, tmp_path, seed=SEED, limits=LIMITS)
+    lost = {q: right_scores[q][0] - typed[q][0] for q in right_scores}
+    assert lost == {"q1": 0, "q2": 2, "q3": 1, "q4": 2}     # q5 is graded by hand
