@@ -1,0 +1,65 @@
+"""Claim checks that fail when the code they rest on has a one-line bug (issue 40, item 5).
+
+tests/test_claims.py swaps whole functions for wrong ones; the checks below were not reached by
+any realistic one-line bug (a comparison off at its edge, a floor for a ceil, a parameter
+slipped).  Each row is such a bug, written as the function with that one line changed, and
+the claims whose checks must notice it; each check's docstring names the bugs it guards against.
+"""
+import numpy as np
+import pytest
+
+import dpmarkov.verify.claims as cl
+from dpmarkov import _checks
+
+
+def _gamma_ok(strict_edge=True, paper_only=False, upper_n=None):
+    """``_checks.gamma_ok`` with one line changed (the comparisons of its two rules)."""
+    def gamma_ok(gamma, n):
+        g = _checks.positive("gamma", gamma)
+        if np.any(g > 1.0 / (n - 1)):
+            raise ValueError("gamma exceeds 1/(n-1)")
+        if paper_only:
+            return g
+        limit = 1.0 / (n if upper_n is None else upper_n(n))
+        if np.any(g >= limit if strict_edge else g > limit):
+            raise ValueError("gamma >= 1/n")
+        return g
+    return gamma_ok
+
+
+def _design_ok(strict=False):
+    def design_ok(eta, N, n):
+        smallest = _checks.min_count(eta, N)
+        if np.any(n * smallest >= N if strict else n * smallest > N):
+            raise ValueError("Assumption 3 cannot hold")
+    return design_ok
+
+
+def _min_count_floor(eta, N):
+    return np.floor(np.asarray(eta, float) * np.asarray(N, float) * (1 + _checks.REL_SLACK))
+
+
+BUGS = [
+    (_checks, "gamma_ok", _gamma_ok(paper_only=True), ["asm-2"]),     # Assumption 2 as printed
+    (_checks, "gamma_ok", _gamma_ok(strict_edge=False), ["asm-2"]),   # > 1/n for >= 1/n
+    (_checks, "gamma_ok", _gamma_ok(upper_n=lambda n: n + 1), ["asm-2"]),  # 1/(n+1) for 1/n
+    (_checks, "design_ok", _design_ok(strict=True), ["asm-3"]),        # >= for >
+    (_checks, "min_count", _min_count_floor, ["asm-3"]),               # floor for ceil
+]
+
+
+def _holds(cid):
+    try:
+        return bool(cl.get(cid).check()[1])
+    except (ValueError, TypeError, FloatingPointError, IndexError):
+        return False                                    # a crash also notices
+
+
+@pytest.mark.parametrize("module, name, wrong, claims", BUGS,
+                         ids=[f"{n}-{i}" for i, (_, n, _, _) in enumerate(BUGS)])
+def test_a_one_line_bug_flips_the_claims_resting_on_it(monkeypatch, module, name, wrong, claims):
+    for cid in claims:                                  # the fixture: they hold as shipped
+        assert _holds(cid), cid
+    monkeypatch.setattr(module, name, wrong)
+    still = [cid for cid in claims if _holds(cid)]
+    assert not still, f"{module.__name__}.{name} with a one-line bug, and {still} still hold"
