@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 import dpmarkov.verify.claims as cl
-from dpmarkov import _checks
+from dpmarkov import _checks, chain
+from dpmarkov.verify.claims import _shared
+
+_privatize_chain = chain.privatize_chain
 
 
 def _gamma_ok(strict_edge=True, paper_only=False, upper_n=None):
@@ -39,13 +42,29 @@ def _min_count_floor(eta, N):
     return np.floor(np.asarray(eta, float) * np.asarray(N, float) * (1 + _checks.REL_SLACK))
 
 
+def _k_slip(counts, k, **kw):                # every k_i 5 % too large: 5 % too little noise
+    return _privatize_chain(counts, 1.05 * np.asarray(k), **kw)
+
+
 BUGS = [
     (_checks, "gamma_ok", _gamma_ok(paper_only=True), ["asm-2"]),     # Assumption 2 as printed
     (_checks, "gamma_ok", _gamma_ok(strict_edge=False), ["asm-2"]),   # > 1/n for >= 1/n
     (_checks, "gamma_ok", _gamma_ok(upper_n=lambda n: n + 1), ["asm-2"]),  # 1/(n+1) for 1/n
     (_checks, "design_ok", _design_ok(strict=True), ["asm-3"]),        # >= for >
     (_checks, "min_count", _min_count_floor, ["asm-3"]),               # floor for ceil
+    (chain, "privatize_chain", _k_slip, ["fig-2", "fig-3"]),
 ]
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    """The registry caches the taxi chain and its Monte Carlo: a bug must see them anew."""
+    caches = (_shared.joint_chain, _shared.taxi_chain, _shared.taxi_tv, _shared.taxi_spread)
+    for f in caches:
+        f.cache_clear()
+    yield
+    for f in caches:
+        f.cache_clear()
 
 
 def _holds(cid):
@@ -61,5 +80,8 @@ def test_a_one_line_bug_flips_the_claims_resting_on_it(monkeypatch, module, name
     for cid in claims:                                  # the fixture: they hold as shipped
         assert _holds(cid), cid
     monkeypatch.setattr(module, name, wrong)
+    fresh = (_shared.taxi_tv, _shared.taxi_spread)
+    for f in fresh:
+        f.cache_clear()
     still = [cid for cid in claims if _holds(cid)]
     assert not still, f"{module.__name__}.{name} with a one-line bug, and {still} still hold"

@@ -395,7 +395,7 @@ MUTATIONS = _mutations()
 def fresh_caches():
     """The registry caches the taxi chain and its Monte Carlo: a mutation must see them anew."""
     from dpmarkov.verify.claims import _shared
-    caches = (_shared.joint_chain, _shared.taxi_chain, _shared.taxi_tv)
+    caches = (_shared.joint_chain, _shared.taxi_chain, _shared.taxi_tv, _shared.taxi_spread)
     for f in caches:
         f.cache_clear()
     yield
