@@ -5,14 +5,18 @@ any realistic one-line bug (a comparison off at its edge, a floor for a ceil, a 
 slipped).  Each row is such a bug, written as the function with that one line changed, and
 the claims whose checks must notice it; each check's docstring names the bugs it guards against.
 """
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import dpmarkov.verify.claims as cl
-from dpmarkov import _checks, chain
+from dpmarkov import _checks, chain, datasets
+from dpmarkov.datasets import taxi
 from dpmarkov.verify.claims import _shared
 
 _privatize_chain = chain.privatize_chain
+_load_taxi_counts = datasets.load_taxi_counts
 
 
 def _gamma_ok(strict_edge=True, paper_only=False, upper_n=None):
@@ -46,6 +50,17 @@ def _k_slip(counts, k, **kw):                # every k_i 5 % too large: 5 % too 
     return _privatize_chain(counts, 1.05 * np.asarray(k), **kw)
 
 
+def _swapped(*args, **kw):                  # trip_counts(DO, PU): pickup and drop-off swapped
+    counts, zones = _load_taxi_counts(*args, **kw)
+    return counts.T.copy(), zones
+
+
+def _rows_not_trips(borough="Manhattan", *, years=None):  # weights= left out: rows counted
+    import pandas as pd
+    table = pd.read_csv(Path(taxi.__file__).parent / "data" / "taxi_trip_counts.csv")
+    return taxi.trip_counts(table["PULocationID"], table["DOLocationID"], borough=borough)
+
+
 BUGS = [
     (_checks, "gamma_ok", _gamma_ok(paper_only=True), ["asm-2"]),     # Assumption 2 as printed
     (_checks, "gamma_ok", _gamma_ok(strict_edge=False), ["asm-2"]),   # > 1/n for >= 1/n
@@ -53,18 +68,17 @@ BUGS = [
     (_checks, "design_ok", _design_ok(strict=True), ["asm-3"]),        # >= for >
     (_checks, "min_count", _min_count_floor, ["asm-3"]),               # floor for ceil
     (chain, "privatize_chain", _k_slip, ["fig-2", "fig-3"]),
+    (datasets, "load_taxi_counts", _swapped, ["sec6.2-N"]),
+    (datasets, "load_taxi_counts", _rows_not_trips, ["sec6.2-N"]),
 ]
 
 
 @pytest.fixture(autouse=True)
 def fresh_caches():
     """The registry caches the taxi chain and its Monte Carlo: a bug must see them anew."""
-    caches = (_shared.joint_chain, _shared.taxi_chain, _shared.taxi_tv, _shared.taxi_spread)
-    for f in caches:
-        f.cache_clear()
+    _shared.clear_caches()
     yield
-    for f in caches:
-        f.cache_clear()
+    _shared.clear_caches()
 
 
 def _holds(cid):
@@ -80,8 +94,6 @@ def test_a_one_line_bug_flips_the_claims_resting_on_it(monkeypatch, module, name
     for cid in claims:                                  # the fixture: they hold as shipped
         assert _holds(cid), cid
     monkeypatch.setattr(module, name, wrong)
-    fresh = (_shared.taxi_tv, _shared.taxi_spread)
-    for f in fresh:
-        f.cache_clear()
+    _shared.clear_caches()
     still = [cid for cid in claims if _holds(cid)]
     assert not still, f"{module.__name__}.{name} with a one-line bug, and {still} still hold"

@@ -84,6 +84,12 @@ def taxi_spread(scale: float, draws: int = 1000):
     return float((d.mean() - theory) / (d.std(ddof=1) / np.sqrt(draws)))
 
 
+def clear_caches():
+    """Forget the cached chains and Monte Carlo (a test that plants a bug must see them anew)."""
+    for f in (joint_chain, taxi_chain, taxi_tv, taxi_spread):
+        f.cache_clear()
+
+
 def taxi_eps(scale: float) -> float:
     _, K, eta, kmin = taxi_chain()
     return composition.chain_privacy(K, scale * kmin, eta, TAXI_GAMMA,

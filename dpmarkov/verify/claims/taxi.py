@@ -63,9 +63,35 @@ def _sec62_strongest():
         "with dpmarkov (301,456 Manhattan trips, about ten times fewer)", TAXI,
         kind="number", support="data unavailable")
 def _sec62_N():
+    """Rests on ``datasets.load_taxi_counts`` (the count matrix every taxi claim uses).
+
+    Wrong implementations it fails on: trips counted as rows of the shipped table instead of
+    by its ``trips`` column; a zone kept when only its pickup (or only its drop-off) is in
+    Manhattan; pickup and drop-off swapped (the same total, the transposed matrix); the
+    trips within one zone dropped.  The matrix is rebuilt here from the shipped CSV files
+    with pandas alone (a pivot of the Manhattan-to-Manhattan rows) and must equal the
+    loader's entry for entry.  Planted and flipping this check: tests/test_claim_mutants.py.
+    """
+    from importlib import resources
+
+    import pandas as pd
+
+    from ...datasets import load_taxi_counts
+    counts, zones = load_taxi_counts("Manhattan")
+    data = resources.files("dpmarkov.datasets") / "data"
+    with resources.as_file(data / "taxi_zone_lookup.csv") as path:
+        lookup = pd.read_csv(path)
+    with resources.as_file(data / "taxi_trip_counts.csv") as path:
+        trips = pd.read_csv(path)
+    ids = sorted(lookup.loc[lookup["Borough"] == "Manhattan", "LocationID"])
+    inside = trips[trips["PULocationID"].isin(ids) & trips["DOLocationID"].isin(ids)]
+    rebuilt = (inside.pivot_table(index="PULocationID", columns="DOLocationID", values="trips",
+                                  aggfunc="sum", fill_value=0)
+               .reindex(index=ids, columns=ids, fill_value=0).to_numpy())
     n_sample = taxi_chain()[0]
     return (dict(trips_in_shipped_sample=int(n_sample)),
-            n_sample < TAXI_N_PAPER and agrees(n_sample, "301456"))
+            n_sample < TAXI_N_PAPER and agrees(n_sample, "301456")
+            and list(zones["LocationID"]) == ids and np.array_equal(counts, rebuilt))
 
 
 @add_claim("sec6.2-3.73", "Sec. 6.2 and Sec. 7", "The strongest privacy is (3.73, 3e-6)-DP.",
