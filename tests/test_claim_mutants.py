@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dpmarkov.verify.claims as cl
-from dpmarkov import _checks, chain, datasets
+from dpmarkov import _checks, accuracy, chain, datasets
 from dpmarkov.datasets import taxi
 from dpmarkov.verify.claims import _shared
 
@@ -61,6 +61,16 @@ def _rows_not_trips(borough="Manhattan", *, years=None):  # weights= left out: r
     return taxi.trip_counts(table["PULocationID"], table["DOLocationID"], borough=borough)
 
 
+def _vertex_weights_swapped(k, N, n, m):     # w = (1, n - 1) for (n - 1, 1)
+    k, N, n, m = np.broadcast_arrays(k, N, n, m)
+    C = np.stack([m / N, (N - (n - 1) * m) / N], axis=-1)
+    return accuracy._eq8(k, C, np.stack([np.ones_like(n), n - 1], axis=-1))
+
+
+def _vertex_two_records(k, N, n):            # kl_bound's vertex with m = 2 for m = 1
+    return accuracy._kl_at_vertex(np.asarray(k, float), float(N), float(n), 2.0)
+
+
 BUGS = [
     (_checks, "gamma_ok", _gamma_ok(paper_only=True), ["asm-2"]),     # Assumption 2 as printed
     (_checks, "gamma_ok", _gamma_ok(strict_edge=False), ["asm-2"]),   # > 1/n for >= 1/n
@@ -69,6 +79,8 @@ BUGS = [
     (_checks, "min_count", _min_count_floor, ["asm-3"]),               # floor for ceil
     (chain, "privatize_chain", _k_slip, ["fig-2", "fig-3"]),
     (datasets, "load_taxi_counts", _swapped, ["sec6.2-N"]),
+    (accuracy, "_kl_at_vertex", _vertex_weights_swapped, ["sec5-rate"]),
+    (accuracy, "kl_bound", _vertex_two_records, ["sec5-rate"]),
     (datasets, "load_taxi_counts", _rows_not_trips, ["sec6.2-N"]),
 ]
 
