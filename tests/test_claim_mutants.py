@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dpmarkov.verify.claims as cl
-from dpmarkov import _checks, accuracy, chain, datasets
+from dpmarkov import _checks, accuracy, chain, composition, datasets
 from dpmarkov.datasets import taxi
 from dpmarkov.verify.claims import _shared
 
@@ -71,6 +71,13 @@ def _vertex_two_records(k, N, n):            # kl_bound's vertex with m = 2 for 
     return accuracy._kl_at_vertex(np.asarray(k, float), float(N), float(n), 2.0)
 
 
+def _kron_reversed(*mechanisms):             # np.kron(M, out) for np.kron(out, M)
+    out = np.ones((1, 1))
+    for M in mechanisms:
+        out = np.kron(np.asarray(M, float), out)
+    return out
+
+
 BUGS = [
     (_checks, "gamma_ok", _gamma_ok(paper_only=True), ["asm-2"]),     # Assumption 2 as printed
     (_checks, "gamma_ok", _gamma_ok(strict_edge=False), ["asm-2"]),   # > 1/n for >= 1/n
@@ -79,6 +86,7 @@ BUGS = [
     (_checks, "min_count", _min_count_floor, ["asm-3"]),               # floor for ceil
     (chain, "privatize_chain", _k_slip, ["fig-2", "fig-3"]),
     (datasets, "load_taxi_counts", _swapped, ["sec6.2-N"]),
+    (composition, "compose_parallel", _kron_reversed, ["lem-1"]),
     (accuracy, "_kl_at_vertex", _vertex_weights_swapped, ["sec5-rate"]),
     (accuracy, "kl_bound", _vertex_two_records, ["sec5-rate"]),
     (datasets, "load_taxi_counts", _rows_not_trips, ["sec6.2-N"]),

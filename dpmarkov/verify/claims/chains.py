@@ -44,6 +44,16 @@ def _sample_variance_z(x, var):
         "pair, computed by hand) at every eps (gap < 1e-12)", CHAINS,
         kind="statement", support="our proof", proof="prop-parallel-composition")
 def _lem1():
+    """Rests on ``composition.compose_parallel``, ``parallel_adjacency`` and ``profile_discrete``.
+
+    The joint profile is computed by the package and compared with the parts' profiles
+    computed here by hand.  Wrong implementations it fails on (each planted, gap 0.03 to
+    0.54): the Kronecker factors in the other order (the joint's inputs no longer indexed as
+    the adjacency says); an adjacent pair built as (a, a) (``ib`` from ``a``), which drops a
+    part's pairs; the other parts' coordinates taken from the wrong axis (a crash);
+    ``profile_discrete`` with one order of each pair (the asymmetric part makes the two orders
+    differ by 0.094).  tests/test_claim_mutants.py keeps the first.
+    """
     rows, _, _ = joint_chain()
     parts = list(rows) + [_asymmetric_part()]
     lines = [line_chain(N) for N, _, _ in JOINT_SPECS] + [line_chain(2)]
