@@ -78,11 +78,18 @@ def _kron_reversed(*mechanisms):             # np.kron(M, out) for np.kron(out, 
     return out
 
 
+def _assumption_4_loose(k, eta):              # 1.0 / eta for 1.5 / eta
+    bad = k < 1.0 / eta * (1 - _checks.REL_SLACK)
+    if np.any(bad):
+        raise ValueError("k is below 1/eta (Assumption 4)")
+
+
 BUGS = [
     (_checks, "gamma_ok", _gamma_ok(paper_only=True), ["asm-2"]),     # Assumption 2 as printed
     (_checks, "gamma_ok", _gamma_ok(strict_edge=False), ["asm-2"]),   # > 1/n for >= 1/n
     (_checks, "gamma_ok", _gamma_ok(upper_n=lambda n: n + 1), ["asm-2"]),  # 1/(n+1) for 1/n
-    (_checks, "design_ok", _design_ok(strict=True), ["asm-3"]),        # >= for >
+    (_checks, "design_ok", _design_ok(strict=True), ["asm-3"]),
+    (_checks, "k_meets_assumption_4", _assumption_4_loose, ["asm-4"]),        # >= for >
     (_checks, "min_count", _min_count_floor, ["asm-3"]),               # floor for ceil
     (chain, "privatize_chain", _k_slip, ["fig-2", "fig-3"]),
     (datasets, "load_taxi_counts", _swapped, ["sec6.2-N"]),

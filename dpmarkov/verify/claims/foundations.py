@@ -222,6 +222,23 @@ def _eq6_unchecked(k, eta, N, n, gamma):
         "where the proof uses the assumption)", PRIV_LOSS,
         kind="definition", support="computation")
 def _asm4():
+    """Rests on ``privacy.k_min``, ``epsilon_paper``, ``loss.epsilon_exact``, eq. (7) and the
+    package's Assumption 4 rule (``_checks.k_meets_assumption_4``, applied by ``dm.epsilon``).
+
+    Wrong implementations it fails on: k_min other than 3/(2 eta) (1/eta, 3/eta); the rule
+    not applied, or with another constant (1/eta) or without its slack for rounding (then
+    k = k_min itself, as the float 1.5/eta, may be refused): the rule is tested on both sides
+    of its edge (k_min accepted, k_min (1 - 1e-9) refused, beyond the 1e-12 slack); eq. (6),
+    the exact loss or eq. (7) off (their values at k = 10 are pinned to the quoted digits).
+    Planted and flipping this check: tests/test_claim_mutants.py.
+    """
+    def refused(k):
+        try:
+            privacy.epsilon(k, **GRADE)
+        except ValueError:
+            return True
+        return False
+
     eps = privacy.epsilon_paper(K_GRID, **GRADE)
     kmin = privacy.k_min(GRADE["eta"])
     below = _eq6_unchecked(10.0, **GRADE)
@@ -232,7 +249,8 @@ def _asm4():
             bool(np.all(np.diff(eps) > 0)) and abs(kmin - 1.5 / 0.073) < 1e-12
             and below >= exact and below < privacy.epsilon_star_paper(**GRADE)
             and agrees(kmin, "20.548") and agrees(privacy.epsilon_star_paper(**GRADE), "2.2065")
-            and agrees(below, "1.11") and agrees(exact, "1.07") and agrees(d10, "0.044"))
+            and agrees(below, "1.11") and agrees(exact, "1.07") and agrees(d10, "0.044")
+            and not refused(kmin) and refused(kmin * (1 - 1e-9)))
 
 
 @add_claim("asm-5", "Asm. 5", "Every state is reachable from every other state (irreducible).",
