@@ -43,7 +43,7 @@ TESTS = {
     "composition": ["test_composition.py", "test_claim_mutants.py"],
     "_numerics": ["test_privacy.py", "test_roots.py", "test_tiny_values.py", "test_bound_mutants.py"],
     "_checks": ["test_guard_mutants.py", "test_simplex.py", "test_privacy.py", "test_chain.py"],
-    "display": ["test_display.py", "test_tiny_values.py", "test_portable_outputs.py"],
+    "display": ["test_display.py", "test_tiny_values.py"],
 }
 
 
@@ -98,8 +98,9 @@ def main():
         tests = [t for t in TESTS[module] if (copy / "tests" / t).exists()]
         target = copy / "dpmarkov" / f"{module}.py"
         failed, last = run_tests(copy, tests, args.timeout)
-        if failed:
-            raise SystemExit(f"{module}: the tests fail without a mutant ({last})")
+        if failed:                                  # a kill would mean nothing: say so, go on
+            print(f"{module}: SKIPPED, the tests fail without a mutant ({last})", flush=True)
+            continue
         source, found = mutants(target)
         sample = random.Random(f"{args.seed}:{module}").sample(found, min(args.per_module, len(found)))
         sample.sort(key=lambda pair: pair[0].line_number)

@@ -21,3 +21,14 @@ def test_two_category_search_is_the_n2_profile_and_takes_one_k():
     assert 0 < evaluated < 4000 - 2 * 200
     with pytest.raises(ValueError, match=r"k=.*one number"):
         dm.two_category_search(eps, [3000.0, 4000.0], 4000, 200)
+
+
+# privacy._epsilon_and_delta_checked: ``finite_result(..., args[0])`` replaced by ``args[1]``
+# survived: the message of an epsilon beyond the float range would name eta's value as k.
+# The checked path runs when the fast checks fail but the design is valid: here a row with
+# n = 5, eta = 0.2, N = 100, whose only count vector is (20, ..., 20) (no two above the minimum).
+def test_an_overflowing_epsilon_on_the_checked_path_names_k():
+    from dpmarkov import privacy
+    args = [np.array([v]) for v in (1e308, 0.2, 100.0, 5.0, 1e-300)]
+    with pytest.raises(ValueError, match=r"^k=1e\+308 gives epsilon beyond the largest float"):
+        privacy.epsilon_and_delta(*args)
