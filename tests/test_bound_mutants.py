@@ -112,14 +112,14 @@ def test_the_loss_grid_ends_are_rounded_up(k, N, n, m, step):
     assert pmf._infinity_mass <= tail / 2 * (1 + 1e-6)
     lowest = min(pmf._loss_probs)
     assert pmf._loss_probs[lowest] >= tail / 2 * (1 - 1e-6)
-    # the bins are the multiples of step between the two ends, none empty at the ends
+    # the bins are multiples of step, no more of them than the limit
     assert pmf._discretization == step
     assert max(pmf._loss_probs) - lowest + 1 <= accounting.MAX_BINS
 
 
-def test_the_checks_module_is_what_epsilon_uses():
-    # the designs above go through the public checks (a design they refuse would make the
-    # guard test vacuous)
+def test_the_guard_designs_are_valid_designs():
+    # the designs above pass the public checks and give a finite epsilon (a design they
+    # refused would make the guard test vacuous)
     for k, eta, N, n, gamma in GUARD_DECIDES:
         shape, flat = _checks.theorem1_flat_design(k, eta, N, n, gamma)
         assert shape == () and privacy.sound_epsilon(*flat).shape == (1,)

@@ -4,6 +4,7 @@ tests/test_claims.py swaps whole functions for wrong ones; the checks below were
 any realistic one-line bug (a comparison off at its edge, a floor for a ceil, a parameter
 slipped).  Each row is such a bug, written as the function with that one line changed, and
 the claims whose checks must notice it; each check's docstring names the bugs it guards against.
+The eight checks of the issue: asm-2, asm-3, asm-4, lem-1, sec5-rate, sec6.2-N, fig-2, fig-3.
 """
 from pathlib import Path
 
