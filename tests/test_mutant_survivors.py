@@ -32,3 +32,19 @@ def test_an_overflowing_epsilon_on_the_checked_path_names_k():
     args = [np.array([v]) for v in (1e308, 0.2, 100.0, 5.0, 1e-300)]
     with pytest.raises(ValueError, match=r"^k=1e\+308 gives epsilon beyond the largest float"):
         privacy.epsilon_and_delta(*args)
+
+
+# chain.iter_privatize_chain: ``min(batch, size) * alpha.size`` replaced by ``/`` survived (the
+# batched sampler's size refusal was not tested).  With the limit lowered to 64 numbers and
+# 2 x 2 matrices, a batch of 16 matrices is accepted and a batch of 17 refused, before any draw.
+def test_the_batched_sampler_refuses_a_batch_beyond_the_limit_at_its_edge(monkeypatch):
+    from dpmarkov import _checks
+    monkeypatch.setattr(_checks, "MAX_ELEMENTS", 64)
+    counts = np.array([[3, 1], [2, 2]])
+    batches = dm.iter_privatize_chain(counts, 20.0, support=counts > 0, size=40, batch=16, rng=0)
+    assert [b.shape[0] for b in batches] == [16, 16, 8]
+    with pytest.raises(ValueError, match=r"batch=17 matrices of shape \(2, 2\) need more than 64"):
+        dm.iter_privatize_chain(counts, 20.0, support=counts > 0, size=40, batch=17, rng=0)
+    # the smaller of batch and size counts: one matrix of a batch of 17 is one matrix
+    assert len(list(dm.iter_privatize_chain(counts, 20.0, support=counts > 0, size=1,
+                                            batch=17, rng=0))) == 1
