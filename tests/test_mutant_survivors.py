@@ -48,3 +48,19 @@ def test_the_batched_sampler_refuses_a_batch_beyond_the_limit_at_its_edge(monkey
     # the smaller of batch and size counts: one matrix of a batch of 17 is one matrix
     assert len(list(dm.iter_privatize_chain(counts, 20.0, support=counts > 0, size=1,
                                             batch=17, rng=0))) == 1
+
+
+# ergodicity.dobrushin_coefficient caps rounding above 1 only for stochastic matrices: its
+# test ``& np.all(|row sum - 1| <= 1e-9)`` survived as ``| ...`` and as ``|row sum + 1|``.
+# Two stochastic rows with disjoint supports whose |differences| sum to 2 + 4e-16 in floats
+# give exactly 1 (without the cap 1.0000000000000002); a matrix that is not stochastic
+# keeps its value, 2 for 2 I (0.5 max_{i,l} sum_j |G_ij - G_lj|).
+def test_the_dobrushin_cap_applies_to_stochastic_matrices_only():
+    a = [0.26763058142424095, 0.6118729779290406, 0.12049644064671851]
+    b = [0.2228750199880266, 0.3434976460117791, 0.4336273340001944]
+    P = np.zeros((6, 6))
+    P[0, :3], P[1, 3:] = a, b
+    P[2:, :] = 1 / 6
+    assert 0.5 * np.abs(P[0] - P[1]).sum() > 1.0         # the fixture: rounding above 1
+    assert dm.dobrushin_coefficient(P) == 1.0
+    assert dm.dobrushin_coefficient(2 * np.eye(2)) == 2.0
