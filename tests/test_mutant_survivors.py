@@ -64,3 +64,11 @@ def test_the_dobrushin_cap_applies_to_stochastic_matrices_only():
     assert 0.5 * np.abs(P[0] - P[1]).sum() > 1.0         # the fixture: rounding above 1
     assert dm.dobrushin_coefficient(P) == 1.0
     assert dm.dobrushin_coefficient(2 * np.eye(2)) == 2.0
+
+
+# _checks.show abbreviates an array of more than 6 entries in an error message: threshold=6
+# replaced by 7 survived.  Six entries are shown whole, seven as the two at each end.
+def test_error_messages_abbreviate_arrays_beyond_six_entries():
+    from dpmarkov import _checks
+    assert _checks.show(np.arange(6.0)) == "[0. 1. 2. 3. 4. 5.]"
+    assert _checks.show(np.arange(7.0)) == "[0. 1. ... 5. 6.]"
