@@ -395,12 +395,9 @@ MUTATIONS = _mutations()
 def fresh_caches():
     """The registry caches the taxi chain and its Monte Carlo: a mutation must see them anew."""
     from dpmarkov.verify.claims import _shared
-    caches = (_shared.joint_chain, _shared.taxi_chain, _shared.taxi_tv)
-    for f in caches:
-        f.cache_clear()
+    _shared.clear_caches()
     yield
-    for f in caches:
-        f.cache_clear()
+    _shared.clear_caches()
 
 
 @pytest.mark.parametrize("module, name, wrong, catchers", MUTATIONS,

@@ -17,7 +17,8 @@ from ._core import (ACC, AUDIT, CHAINS, GRADE, GRADE_MIN_COUNT, GRADES, K_GRID, 
                     PRIV_DELTA, PRIV_EPS, PRIV_LOSS, PRIV_N2, PRIV_PROFILE, SEED, STAT,
                     STAT_BOUNDS, TAXI, TAXI_GAMMA, TAXI_N_PAPER, add_claim, agrees)
 from ._shared import (JOINT_SPECS, ILLUSTRATIVE_GRADES, delta_star, eta_for_delta, joint_chain, leaky_rr,
-                      line_chain, m_for_eps, taxi_chain, taxi_eps, taxi_pair, taxi_tv, brentq)
+                      line_chain, m_for_eps, taxi_chain, taxi_eps, taxi_pair, taxi_spread, taxi_tv,
+                      brentq)
 
 __all__ = [
     "np", "betaln",
@@ -27,5 +28,5 @@ __all__ = [
     "PRELIM", "PRIV_DELTA", "PRIV_EPS", "PRIV_LOSS", "PRIV_N2", "PRIV_PROFILE", "SEED", "STAT",
     "STAT_BOUNDS", "TAXI", "TAXI_GAMMA", "TAXI_N_PAPER", "add_claim", "agrees",
     "JOINT_SPECS", "ILLUSTRATIVE_GRADES", "delta_star", "eta_for_delta", "joint_chain", "leaky_rr",
-    "line_chain", "m_for_eps", "taxi_chain", "taxi_eps", "taxi_pair", "taxi_tv", "brentq",
+    "line_chain", "m_for_eps", "taxi_chain", "taxi_eps", "taxi_pair", "taxi_spread", "taxi_tv", "brentq",
 ]

@@ -150,18 +150,32 @@ def _asm1():
         "read gamma < 1/n", PRELIM,
         kind="definition", support="computation")
 def _asm2():
+    """Guards ``_checks.gamma_ok``, the rule every public function applies to gamma.
+
+    Wrong implementations it fails on: the paper's rule alone (gamma <= 1/(n-1), so 0.22 for
+    n = 5 is accepted); the book's rule with the wrong comparison at its edge (gamma > 1/n
+    instead of >= 1/n, so gamma = 1/n itself, where Omega_1 is one point, is accepted); a rule
+    that refuses admissible values (gamma just below 1/n refused, e.g. 1/(n+1) or <= for <);
+    a sampler whose releases leave the simplex (then a draw can have every entry >= 0.22).
+    Each was planted and flips this check (tests/test_claim_mutants.py keeps them).
+    """
     n, g = 5, 0.22                          # 1/n = 0.2 < 0.22 <= 1/(n-1) = 0.25
     x = mechanism.privatize(ILLUSTRATIVE_GRADES, 20.6, rng=SEED, size=20_000)
     in_omega1 = float(np.mean(x.min(axis=1) >= g))
     output_term = float(np.log(1 - (n - 1) * g) - np.log(g))
-    try:
-        _checks.gamma_ok(np.asarray(g), np.asarray(float(n)))
-        rejected = False
-    except ValueError:
-        rejected = True
+
+    def refused(gamma):
+        try:
+            _checks.gamma_ok(np.asarray(gamma), np.asarray(float(n)))
+        except ValueError:
+            return True
+        return False
+
+    # the edge of the book's rule gamma < 1/n, on both sides
+    edge_ok = refused(1 / n) and not refused(np.nextafter(1 / n, 0.0))
     # P_in_Omega1 = 0: every release leaves Omega_1, so delta = 1 (a vacuous guarantee)
     return (dict(P_in_Omega1=in_omega1, log_ratio_term=output_term),
-            in_omega1 == 0 and output_term < 0 and rejected)
+            in_omega1 == 0 and output_term < 0 and refused(g) and edge_ok)
 
 
 @add_claim("asm-3", "Asm. 3", "eta in (0, 1/4), and every count vector lies in the bordered "
@@ -170,12 +184,25 @@ def _asm2():
         "read off the very counts it protects", MECH,
         kind="definition", support="computation")
 def _asm3():
-    try:
-        _checks.design_ok(np.asarray(0.22), np.asarray(98.0), np.asarray(5.0))
-        rejected = False
-    except ValueError:
-        rejected = True
-    return dict(eta=0.22, n=5, feasible=not rejected), rejected
+    """Guards ``_checks.design_ok`` (and ``_checks.min_count``), which every design passes.
+
+    Wrong implementations it fails on: no feasibility check (eta = 0.22 for n = 5 accepted);
+    the minimum count rounded down, floor(eta N) for ceil(eta N) (eta = 0.201, N = 100, n = 5:
+    floor gives 20 and 5 * 20 = 100 records, accepted, though every count >= 20.1 needs 105);
+    the comparison made strict the wrong way (n m >= N refused: eta = 0.2, N = 100, n = 5,
+    where the uniform counts (20, ..., 20) exist, refused).  Each was planted and flips this
+    check (tests/test_claim_mutants.py keeps them).
+    """
+    def refused(eta, N, n):
+        try:
+            _checks.design_ok(np.asarray(eta), np.asarray(float(N)), np.asarray(float(n)))
+        except ValueError:
+            return True
+        return False
+
+    rejected = refused(0.22, 98, 5)
+    edges = refused(0.201, 100, 5) and not refused(0.2, 100, 5)
+    return dict(eta=0.22, n=5, feasible=not rejected), rejected and edges
 
 
 def _eq6_unchecked(k, eta, N, n, gamma):
@@ -195,6 +222,23 @@ def _eq6_unchecked(k, eta, N, n, gamma):
         "where the proof uses the assumption)", PRIV_LOSS,
         kind="definition", support="computation")
 def _asm4():
+    """Rests on ``privacy.k_min``, ``epsilon_paper``, ``loss.epsilon_exact``, eq. (7) and the
+    package's Assumption 4 rule (``_checks.k_meets_assumption_4``, applied by ``dm.epsilon``).
+
+    Wrong implementations it fails on: k_min other than 3/(2 eta) (1/eta, 3/eta); the rule
+    not applied, or with another constant (1/eta) or without its slack for rounding (then
+    k = k_min itself, as the float 1.5/eta, may be refused): the rule is tested on both sides
+    of its edge (k_min accepted, k_min (1 - 1e-9) refused, beyond the 1e-12 slack); eq. (6),
+    the exact loss or eq. (7) off (their values at k = 10 are pinned to the quoted digits).
+    Planted and flipping this check: tests/test_claim_mutants.py.
+    """
+    def refused(k):
+        try:
+            privacy.epsilon(k, **GRADE)
+        except ValueError:
+            return True
+        return False
+
     eps = privacy.epsilon_paper(K_GRID, **GRADE)
     kmin = privacy.k_min(GRADE["eta"])
     below = _eq6_unchecked(10.0, **GRADE)
@@ -205,7 +249,8 @@ def _asm4():
             bool(np.all(np.diff(eps) > 0)) and abs(kmin - 1.5 / 0.073) < 1e-12
             and below >= exact and below < privacy.epsilon_star_paper(**GRADE)
             and agrees(kmin, "20.548") and agrees(privacy.epsilon_star_paper(**GRADE), "2.2065")
-            and agrees(below, "1.11") and agrees(exact, "1.07") and agrees(d10, "0.044"))
+            and agrees(below, "1.11") and agrees(exact, "1.07") and agrees(d10, "0.044")
+            and not refused(kmin) and refused(kmin * (1 - 1e-9)))
 
 
 @add_claim("asm-5", "Asm. 5", "Every state is reachable from every other state (irreducible).",

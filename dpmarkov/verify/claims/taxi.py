@@ -64,9 +64,35 @@ def _sec62_strongest():
         "with dpmarkov (301,456 Manhattan trips, about ten times fewer)", TAXI,
         kind="number", support="data unavailable")
 def _sec62_N():
+    """Rests on ``datasets.load_taxi_counts`` (the count matrix every taxi claim uses).
+
+    Wrong implementations it fails on: trips counted as rows of the shipped table instead of
+    by its ``trips`` column; a zone kept when only its pickup (or only its drop-off) is in
+    Manhattan; pickup and drop-off swapped (the same total, the transposed matrix); the
+    trips within one zone dropped.  The matrix is rebuilt here from the shipped CSV files
+    with pandas alone (a pivot of the Manhattan-to-Manhattan rows) and must equal the
+    loader's entry for entry.  Planted and flipping this check: tests/test_claim_mutants.py.
+    """
+    from importlib import resources
+
+    import pandas as pd
+
+    from ...datasets import load_taxi_counts
+    counts, zones = load_taxi_counts("Manhattan")
+    data = resources.files("dpmarkov.datasets") / "data"
+    with resources.as_file(data / "taxi_zone_lookup.csv") as path:
+        lookup = pd.read_csv(path)
+    with resources.as_file(data / "taxi_trip_counts.csv") as path:
+        trips = pd.read_csv(path)
+    ids = sorted(lookup.loc[lookup["Borough"] == "Manhattan", "LocationID"])
+    inside = trips[trips["PULocationID"].isin(ids) & trips["DOLocationID"].isin(ids)]
+    rebuilt = (inside.pivot_table(index="PULocationID", columns="DOLocationID", values="trips",
+                                  aggfunc="sum", fill_value=0)
+               .reindex(index=ids, columns=ids, fill_value=0).to_numpy())
     n_sample = taxi_chain()[0]
     return (dict(trips_in_shipped_sample=int(n_sample)),
-            n_sample < TAXI_N_PAPER and agrees(n_sample, "301456"))
+            n_sample < TAXI_N_PAPER and agrees(n_sample, "301456")
+            and list(zones["LocationID"]) == ids and np.array_equal(counts, rebuilt))
 
 
 @add_claim("sec6.2-3.73", "Sec. 6.2 and Sec. 7", "The strongest privacy is (3.73, 3e-6)-DP.",
@@ -155,6 +181,14 @@ def _sec62_tv():
         kind="statement", support="numerical evidence only",
         checked="the book's taxi chain at k = k_min and 3 k_min, 200 releases each")
 def _fig2():
+    """Rests on ``chain.privatize_chain`` and ``stationary.stationary_distribution``.
+
+    Wrong implementations it fails on: a stationary distribution of the columns (tv and the
+    ratio move); k_i slipped by a few percent, or given to the wrong rows: E[TV] moves by less
+    than its quoted tolerance, so the releases' spread is tested too (``taxi_spread``: their
+    total variance against Dir(k_i C_i)'s, |z| < 5, the sampling rule; 5 % too much k gives
+    z = -12).  Planted and flipping this check: tests/test_claim_mutants.py.
+    """
     tv1, se1 = taxi_tv(1.0)
     tv3, se3 = taxi_tv(3.0)
     ratio = tv1 / tv3
@@ -162,7 +196,7 @@ def _fig2():
     # first-order theory: E[TV] ~ 1/sqrt(k), so the ratio is sqrt(3) up to sampling error
     return (dict(ratio=ratio, se=se, sqrt3=float(np.sqrt(3)), tv_at_k_min=tv1),
             abs(ratio - np.sqrt(3)) < 5 * se and agrees(ratio, "1.74", se)
-            and agrees(tv1, "0.023", se1))
+            and agrees(tv1, "0.023", se1) and all(abs(taxi_spread(s)) < 5 for s in (1.0, 3.0)))
 
 
 @add_claim("fig-3", "Fig. 3", "The expected TV distance of the stationary distributions decreases "
@@ -172,9 +206,16 @@ def _fig2():
         kind="statement", support="numerical evidence only",
         checked="the book's taxi chain at k = (1, 1.5, 3) k_min, 200 releases each")
 def _fig3():
+    """Rests on ``chain.privatize_chain`` and ``stationary.stationary_distribution``.
+
+    Wrong implementations it fails on: those of ``_fig2`` (the same releases), at the three
+    scales of the figure: the spread of the releases at each is that of Dir(k_i C_i)
+    (``taxi_spread``, |z| < 5), so a k that is slightly off, or off at one scale only, fails.
+    """
     vals = [taxi_tv(s) for s in (1.0, 1.5, 3.0)]
     ok = (all(a[0] - b[0] > 5 * np.hypot(a[1], b[1]) for a, b in zip(vals, vals[1:]))
-          and all(agrees(v, q, s) for (v, s), q in zip(vals, ("0.023", "0.019", "0.013"))))
+          and all(agrees(v, q, s) for (v, s), q in zip(vals, ("0.023", "0.019", "0.013")))
+          and all(abs(taxi_spread(s)) < 5 for s in (1.0, 1.5, 3.0)))
     return dict(tv_1=vals[0][0], tv_1_5=vals[1][0], tv_3=vals[2][0]), ok
 
 
