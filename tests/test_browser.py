@@ -72,11 +72,10 @@ def _problems(found, kinds, widths=page_fit.WIDTHS):
 
 #: Pages whose code the chapters' formatter does not reach, with the reason: the API pages
 #: show the package's docstring examples, written to the package's width and indented in
-#: the entry (they scroll); the instructor guide (course) and the privacy audit's listing
-#: (audit) are rewritten by other tasks of issue 35.
+#: the entry (they scroll); the instructor guide (course) is rewritten by another task of
+#: issue 35.
 SCROLL_ALLOWED = {"book/api_core.html", "book/api_baselines.html", "book/api_datasets.html",
-                  "book/api_claims.html", "book/instructor_guide.html",
-                  "book/privacy_audit.html"}
+                  "book/api_claims.html", "book/instructor_guide.html"}
 
 
 def test_no_code_line_wraps_and_none_scrolls_at_1400_px(found):
