@@ -111,8 +111,9 @@ function measure(doc) {
 const axe = %(axe)s;
 // the page is measured once it has settled, by events, not by a clock: the document loaded
 // (deferred theme scripts, MathJax included, have run), its fonts ready (icon fonts decide
-// what a control shows), Font Awesome's icons turned into SVG (its promise; the colour-mode button's icons are
-// decoration in the markup, _ext/templates/theme-switcher.html), MathJax typeset, and the
+// what a control shows), Font Awesome's icons turned into SVG (its promise; the
+// colour-mode button's icons are decoration in the markup,
+// _ext/templates/theme-switcher.html), MathJax typeset, and the
 // page's own mutation observers (_static/dpmarkov_a11y.js) run. (Animation frames are not
 // waited for: headless Chromium stopped drawing them for some pages.)
 async function settled(doc, win) {
@@ -234,7 +235,10 @@ def measure(pages: list[str], widths=WIDTHS, axe: bool = False) -> dict[int, dic
         script.unlink(missing_ok=True)
     found = re.search(r'<pre id="report">RESULT(.*?)END</pre>', out, re.S)
     if not found:
-        raise RuntimeError("the harness page did not finish: " + out[-500:])
+        # the report says where it stopped (FAILED and the script's error, or nothing)
+        report = re.search(r'<pre id="report">(.*?)</pre>', out, re.DOTALL)
+        raise RuntimeError("the harness page did not finish: "
+                           + (report.group(1)[:500] if report else out[-500:]))
     return {int(w): pages for w, pages in json.loads(html_lib.unescape(found.group(1))).items()}
 
 
