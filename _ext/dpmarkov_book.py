@@ -50,6 +50,8 @@ from pygments.lexers import PythonLexer
 from sphinx.util.docutils import SphinxDirective
 
 ROOT = Path(__file__).resolve().parents[1]
+#: templates that replace the theme's (searched before the theme's own)
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 MACROS_FILE = ROOT / "macros.tex"
 MATHJAX_DIR = "mathjax"               # under _static
 MATHJAX_ENTRY = "tex-chtml.js"
@@ -149,6 +151,9 @@ def _config_inited(app, config):
         f"- {a['part']}: {{download}}`{a['folder']}.ipynb <../{STUDENT_NOTEBOOKS}/{a['folder']}.ipynb>`"
         for a in assignments())
     config.myst_substitutions = subs
+    # 4. templates that replace the theme's (_ext/templates: the colour-mode button's icons
+    # are decoration in the markup itself, WCAG 2.5.3; see the template's comment)
+    config.templates_path = [str(TEMPLATES)] + list(config.templates_path or [])
 
 
 # ---------------------------------------------------------------- 2. MathJax offline

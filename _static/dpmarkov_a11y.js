@@ -6,10 +6,12 @@
       "required children"): the entries become role="listitem".
    2. Label in name (WCAG 2.5.3): a control whose aria-label does not contain the text it
       shows (axe: label-content-name-mismatch) is named otherwise by
-      aria-label (the search button "Search" showing a keyboard shortcut too, the colour-mode
-      button, a hidden cell's "Toggle hidden content" that shows "Show code cell source")
-      loses the aria-label, so its name is the text it shows; icon-font glyphs inside a
-      labelled control are marked aria-hidden (decoration, not text). */
+      aria-label (the search button "Search" showing a keyboard shortcut too, a hidden
+      cell's "Toggle hidden content" that shows "Show code cell source") loses the
+      aria-label, so its name is the text it shows; icon-font glyphs inside a labelled
+      control are marked aria-hidden (decoration, not text). The colour-mode button's icons
+      are not left to this script: Font Awesome may turn them into SVG before it runs, so
+      _ext/templates/theme-switcher.html marks them in the markup. */
 function dpmarkovA11y() {
   document.querySelectorAll('[role="doc-biblioentry"]').forEach(function (entry) {
     entry.setAttribute("role", "listitem");
@@ -31,8 +33,7 @@ function dpmarkovA11y() {
 }
 // once the page is parsed, and again when it has loaded (the theme sets its buttons up
 // in between)
-// and whenever the theme changes a control's content (the colour-mode button, a hidden
-// cell's "Show"/"Hide"): the control is named by the text it shows, or by its label when it
+// and whenever the theme changes a control's content (a hidden cell's "Show"/"Hide"): the control is named by the text it shows, or by its label when it
 // shows none
 document.addEventListener("DOMContentLoaded", function () {
   dpmarkovA11y();

@@ -719,24 +719,27 @@ def audit_hockey_stick(counts, counts_adjacent, epsilon, *, mechanism=None, k=No
     if np.any(eps_values < 0):
         raise ValueError(f"epsilon={_checks.show(epsilon)} must be >= 0 (Definition 4)")
     gen = _checks.generator(rng)
+    # [book:audit_loop] (the book's excerpt: privacy_audit.ipynb; lines <= 83 columns)
     x = {"c": _outputs(mechanism, c, 2 * samples, gen, n),
          "c'": _outputs(mechanism, c_adj, 2 * samples, gen, n)}
     s = {d: _statistic_values(stat, x[d], 2 * samples) for d in DIRECTIONS}
-    # the choosing half: rows [0, samples); the held-out half: rows [samples, 2 samples)
+    # the choosing half: rows [0, samples);
+    # the held-out half: rows [samples, 2 samples)
     first = {d: x[d][:samples] for d in DIRECTIONS}
     first_s = {d: s[d][:samples] for d in DIRECTIONS}
     held_x = {d: x[d][samples:] for d in DIRECTIONS}
     held_s = {d: s[d][samples:] for d in DIRECTIONS}
-    # the families are fixed before the held-out half is looked at; the Wilson scores
-    # that choose within them use the level of the final bound
+    # the families are fixed before the held-out half is looked at; the
+    # Wilson scores that choose within them use the level of the final bound
     z = float(-ndtri(alpha / (2 * len(names))))
     fams = (_default_families(first, first_s, pair, z, names) if default
             else [_Statistic(first_s, z)])
-    tested = []                                        # (epsilon index, family, set, hits)
+    tested = []                    # (epsilon index, family, set, hits)
     for fam in fams:
         chosen = [(index, fam.choose(eps)) for index, eps in enumerate(eps_values)]
         chosen = [(index, cand) for index, cand in chosen if cand is not None]
-        hits = fam.count([cand for _, cand in chosen], held_x, held_s) if chosen else []
+        hits = (fam.count([cand for _, cand in chosen], held_x, held_s)
+                if chosen else [])
         tested += [(index, fam.name, cand, hp, hq)
                    for (index, cand), (hp, hq) in zip(chosen, hits)]
     return _results(tested, eps_values, samples, alpha, default, np.ndim(epsilon))

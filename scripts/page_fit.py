@@ -109,10 +109,31 @@ function measure(doc) {
           column: article ? article.clientWidth : 0};
 }
 const axe = %(axe)s;
+// the page is measured once it has settled, by events, not by a clock: the document loaded
+// (deferred theme scripts, MathJax included, have run), its fonts ready (icon fonts decide
+// what a control shows), Font Awesome's icons turned into SVG (its promise; the
+// colour-mode button's icons are decoration in the markup,
+// _ext/templates/theme-switcher.html), MathJax typeset, and the
+// page's own mutation observers (_static/dpmarkov_a11y.js) run. (Animation frames are not
+// waited for: headless Chromium stopped drawing them for some pages.)
+async function settled(doc, win) {
+  if (doc.readyState !== 'complete')
+    await new Promise(res => win.addEventListener('load', res, {once: true}));
+  if (doc.fonts) await doc.fonts.ready;
+  if (win.FontAwesome && win.FontAwesome.dom) {
+    win.FontAwesome.config.mutateApproach = 'sync';   // its async mode waits for a frame
+    await win.FontAwesome.dom.i2svg();
+  }
+  // MathJax (a deferred script, so defined by now) typesets after its startup promise
+  if (win.MathJax && win.MathJax.startup && win.MathJax.startup.promise)
+    await win.MathJax.startup.promise;
+  // one task later (a message, not a timer): the mutation observers' callbacks have run;
+  // layout is computed when the measurement reads it
+  await new Promise(res => { const c = new MessageChannel(); c.port1.onmessage = res;
+                             c.port2.postMessage(0); });
+}
 // axe-core (WCAG 2.1 A and AA rules) in the page itself: its violations, one entry per rule
 async function runAxe(doc, win) {
-  if (doc.fonts) await doc.fonts.ready;      // icon fonts decide what a control shows
-  await new Promise(r => setTimeout(r, 200));
   if (!win.axe) {
     const s = doc.createElement('script');
     s.src = '/_axe.min.js';
@@ -131,17 +152,16 @@ async function run() {
     for (const p of pages) {
       await new Promise(res => { f.onload = res; f.src = p + '?w=' + w; });
       const win = f.contentWindow;
-      for (let i = 0; i < 200 && !(win.MathJax && win.MathJax.startup && win.MathJax.startup.promise); i++)
-        await new Promise(r => setTimeout(r, 50));
-      if (win.MathJax && win.MathJax.startup) await win.MathJax.startup.promise;
-      await new Promise(r => setTimeout(r, 100));
+      await settled(f.contentDocument, win);
       results[w][p] = measure(f.contentDocument);
       if (axe && w === widths[0]) results[w][p].axe = await runAxe(f.contentDocument, win);
     }
   }
   document.getElementById('report').textContent = 'RESULT' + JSON.stringify(results) + 'END';
 }
-run();
+run().catch(e => {
+  document.getElementById('report').textContent = 'FAILED ' + e + ' ' + (e && e.stack);
+});
 </script></body></html>"""
 
 
@@ -215,7 +235,10 @@ def measure(pages: list[str], widths=WIDTHS, axe: bool = False) -> dict[int, dic
         script.unlink(missing_ok=True)
     found = re.search(r'<pre id="report">RESULT(.*?)END</pre>', out, re.S)
     if not found:
-        raise RuntimeError("the harness page did not finish: " + out[-500:])
+        # the report says where it stopped (FAILED and the script's error, or nothing)
+        report = re.search(r'<pre id="report">(.*?)</pre>', out, re.DOTALL)
+        raise RuntimeError("the harness page did not finish: "
+                           + (report.group(1)[:500] if report else out[-500:]))
     return {int(w): pages for w, pages in json.loads(html_lib.unescape(found.group(1))).items()}
 
 

@@ -16,9 +16,11 @@ HIDDEN = {"remove-input", "hide-input", "remove-cell"}
 VISIBLE_GLUE_TODAY = 0
 
 
-def visible_glue_calls():
+def visible_glue_calls(paths=None):
+    """"chapter cell i" once per glue call in a visible code cell of ``paths`` (default:
+    the book's notebooks)."""
     found = []
-    for path in sorted((ROOT / "book").glob("*.ipynb")):
+    for path in paths or sorted((ROOT / "book").glob("*.ipynb")):
         for i, cell in enumerate(json.loads(path.read_text())["cells"]):
             if cell["cell_type"] == "code" and not HIDDEN & set(cell["metadata"].get("tags", [])):
                 n = len(re.findall(r"(?<![\w.])glue\(", "".join(cell["source"])))
@@ -29,3 +31,18 @@ def visible_glue_calls():
 def test_glue_calls_are_hidden():
     found = visible_glue_calls()
     assert len(found) <= VISIBLE_GLUE_TODAY, "glue calls in visible cells:\n" + "\n".join(found)
+
+
+def test_a_visible_glue_call_is_counted(tmp_path):
+    # the rule must see a glue call in a visible cell (also as a method call's neighbour and
+    # after a hidden cell), and spare hidden cells, a method named *glue and markdown
+    cells = [{"cell_type": "code", "metadata": {"tags": ["remove-input"]},
+              "source": ['glue("a", 1, display=False)']},
+             {"cell_type": "code", "metadata": {},
+              "source": ["x = 2\n", 'y = obj.glue("b")\n', 'glue("b", x, display=False)']},
+             {"cell_type": "code", "metadata": {"tags": ["hide-input"]},
+              "source": ['glue("c", 3)']},
+             {"cell_type": "markdown", "metadata": {}, "source": ["glue(d) in prose"]}]
+    path = tmp_path / "fixture.ipynb"
+    path.write_text(json.dumps({"cells": cells}))
+    assert visible_glue_calls([path]) == ["fixture cell 1"]

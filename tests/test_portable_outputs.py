@@ -96,6 +96,19 @@ def test_rule_catches_noise_and_spares_results():
     assert violations("1e+300  0.2000  5  3  0.3333330000  > 10 ulps below") == []
 
 
+def test_every_kind_of_stored_output_is_read():
+    # a printed line, a displayed value's text and a glued markdown value each show noise;
+    # a reader of streams only (or of text/plain only) would pass this cell
+    cell = {"cell_type": "code", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": ["ok\n", "max error 1.1e-16\n"]},
+        {"output_type": "execute_result", "data": {"text/plain": ["row sums 4.4e-16"]}},
+        {"output_type": "display_data",
+         "data": {"text/markdown": "rounding: 1.5e-05", "image/png": "iVBORw0KGgo="}}]}
+    lines = list(output_lines(cell))
+    assert [bad for line in lines if (bad := violations(line))] == [
+        ["1.1e-16"], ["4.4e-16"], ["1.5e-05"]], lines
+
+
 @pytest.mark.parametrize("path", sorted(BOOK.glob("*.ipynb")), ids=lambda p: p.stem)
 def test_stored_outputs_show_no_rounding_noise(path):
     nb = json.loads(path.read_text())

@@ -33,7 +33,7 @@ IDS = {c.id for c in cl.CLAIMS}
 NEAR = 80
 #: Pages other tasks rewrite (issue 36 is fixed there): the instructor guide (course), the
 #: privacy audit chapter (audit), "Run a chapter yourself" (portable).
-OTHERS = {"instructor_guide", "privacy_audit", "run_locally"}
+OTHERS = {"instructor_guide", "run_locally"}
 
 
 def prose(text):
