@@ -18,26 +18,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = sorted((ROOT / "book").glob("*.ipynb"))
 # a number a reader could check: a decimal, an integer of two or more digits, a power of ten
-NUMBER = re.compile(r"(?<![\w.,{\\^_])(\d+\.\d+|\d{1,3}(?:,\d{3})+|\d{2,}|\d+(?:\.\d+)?\s*\\times\s*10\^\{?-?\d+\}?"
-                    r"|\d\.?\d*e-?\d+)(?![\w}])")
+# (the product form first: "5.8\times10^{5}" is one number, not 5.8)
+NUMBER = re.compile(r"(?<![\w.,{\\^_])(\d+(?:\.\d+)?\s*\\times\s*10\^\{?-?\d+\}?|10\^\{?-?\d+\}?"
+                    r"|\d+\.\d+|\d{1,3}(?:,\d{3})+|\d{2,}|\d\.?\d*e-?\d+)(?![\w}])")
 # single digits are checkable when they are the ends of a stated range, "1 < a < 3" (a
 # one-sided "x > 0" is a condition, not a finding)
 LESS = r"(?:<=?|\\le|\\lt|\\leq|≤)"
 RANGE = re.compile(rf"(?<![\w.{{\\^_])(\d)\s*{LESS}\s*[^<>$=]{{1,30}}?\s*{LESS}\s*(\d)(?![\w.}}])")
 START = re.compile(r"```\{solution-start\} (\S+)")
-#: Solutions that state numbers their hidden cells do not assert yet (the list only shrinks:
-#: the test fails when one of them asserts all its numbers, until it is removed from here).
-#: Written down when the rule became "each number", 7 December 2026 (issue 36, item 4).
-PENDING = {"ex-baselines-1", "ex-baselines-6", "ex-delta-1", "ex-errata-2", "ex-many-1",
-           "ex-many-4", "ex-privacy-profile-1", "ex-stationary-gth", "ex-stationary-sign",
-           "ex-taxi-5"}
 
 
 def value(number):
     """The float a prose number stands for ("1,000", "2 \\times 10^{-5}", "3e-4")."""
-    power = re.fullmatch(r"(\d+(?:\.\d+)?)\s*\\times\s*10\^\{?(-?\d+)\}?", number)
+    power = re.fullmatch(r"(?:(\d+(?:\.\d+)?)\s*\\times\s*)?10\^\{?(-?\d+)\}?", number)
     if power:
-        return float(power.group(1)) * 10.0 ** int(power.group(2))
+        return float(power.group(1) or 1) * 10.0 ** int(power.group(2))
     return float(number.replace(",", ""))
 
 
@@ -100,11 +95,8 @@ def test_solutions_are_found():
 def test_a_solution_asserts_each_number_it_states(label):
     chapter, numbers, values = SOLUTIONS[label]
     missing = unasserted(numbers, values)
-    if label in PENDING:
-        assert missing, f"{label} is done: remove it from PENDING"
-    else:
-        assert not missing, (f"{chapter}: solution {label} states {missing[:5]} but no "
-                             "hidden assert has that value")
+    assert not missing, (f"{chapter}: solution {label} states {missing[:5]} but no "
+                         "hidden assert has that value")
 
 
 def _fixture(tmp_path, prose, hidden):
@@ -126,6 +118,13 @@ def test_a_number_stated_but_not_asserted_fails(tmp_path):
     assert _fixture(tmp_path, "For $k > 1$ and $2 \\le k \\le 4$ it is 0.375, and"
                     " 2 \\times 10^{-5} at most.",
                     "assert round(v, 3) == 0.375 and k <= 4\n") == ["2 \\times 10^{-5}", "2"]
+    # a bare power of ten is its value, not its base: "below 10^{-16}" is not "10"
+    assert _fixture(tmp_path, "It is below $10^{-16}$.", "assert e < 10\n") == ["10^{-16}"]
+    assert _fixture(tmp_path, "It is below $10^{-16}$.", "assert e < 1e-16\n") == []
+    # a product with a power of ten is one number: "5.8\times10^{5}" is not "5.8"
+    assert _fixture(tmp_path, "About $5.8\\times10^{5}$.", "assert x == 5.8\n") == [
+        "5.8\\times10^{5}"]
+    assert _fixture(tmp_path, "About $5.8\\times10^{5}$.", "assert x < 5.8e5\n") == []
     # a number in a comment or an assignment is not an assertion
     assert _fixture(tmp_path, "It is 17.7.", "# 17.7\nv = 17.7\nassert v\n") == ["17.7"]
 
