@@ -46,9 +46,38 @@ WIDTH = 79
 def _tokens(source: str) -> list | None:
     """The cell's Python tokens, or None when it is not plain Python (magics)."""
     try:
-        return list(tokenize.generate_tokens(io.StringIO(source).readline))
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return None
+    return _join_fstrings(tokens, source)
+
+
+def _join_fstrings(tokens: list, source: str) -> list:
+    """Each f-string as one STRING token, as Python 3.11 gives it.
+
+    Python 3.12 and later split an f-string into FSTRING_START, its parts and FSTRING_END
+    (PEP 701); without joining them back the script would not see f-strings as strings there.
+    """
+    fstring_start = getattr(tokenize, "FSTRING_START", None)
+    if fstring_start is None:
+        return tokens
+    lines = source.splitlines(keepends=True)
+    out, depth, first = [], 0, None
+    for tok in tokens:
+        if tok.type == fstring_start:
+            first = tok if depth == 0 else first
+            depth += 1
+        elif depth and tok.type == tokenize.FSTRING_END:
+            depth -= 1
+            if depth == 0:
+                (r1, c1), (r2, c2) = first.start, tok.end
+                text = "".join(lines[r1 - 1:r2])
+                text = text[c1:len(text) - len(lines[r2 - 1]) + c2]
+                out.append(tokenize.TokenInfo(tokenize.STRING, text, first.start, tok.end,
+                                              first.line))
+        elif depth == 0:
+            out.append(tok)
+    return out
 
 
 def move_comments(source: str, width: int = WIDTH) -> str:
