@@ -141,6 +141,7 @@ def test_analytic_gaussian_delta_underflows_to_zero_instead_of_failing():
 @given(st.floats(0.0, 1e300, allow_subnormal=True),
        st.floats(5e-324, 1e300, allow_subnormal=True))
 def test_below_prints_only_true_statements(value, bound):
+    pytest.importorskip("IPython")      # markdown=True (not in test-oldest)
     if value < bound:
         text = below(value, bound)
         printed = Decimal(text.removeprefix("below "))
@@ -153,6 +154,7 @@ def test_below_prints_only_true_statements(value, bound):
 
 
 def test_below_keeps_the_bound_it_was_given():
+    pytest.importorskip("IPython")      # markdown=True (not in test-oldest)
     # the pair: the old one-digit rounding printed "below 1e-15", which is false
     assert below(1.4e-15, 1.5e-15) == "below 1.5e-15"
     assert below(1.4e-15, 1.5e-15, markdown=True).data == r"below $1.5 \times 10^{-15}$"
