@@ -1,4 +1,4 @@
-"""The notation page (book/notation.ipynb): one meaning per symbol, every chapter covered
+r"""The notation page (book/notation.ipynb): one meaning per symbol, every chapter covered
 (issue 25, item 4).
 
 The page's tables list each symbol once; every chapter of the book is named on
@@ -6,6 +6,14 @@ it (in a table or among the chapters without symbols of their own); the letters 
 carry several meanings (alpha, beta, pi) now appear only in the chapters of their one meaning;
 and the many-releases chapter, which used to reuse letters of the page with other meanings,
 uses the page's letters.
+
+What a reader sees besides formulas (issue 36, item 3): the page tells look-alikes apart (two
+rows whose symbols share a letter, such as $D$ and $D_\alpha$, or $\epsilon$ and
+$\epsilon_{\mathrm{rel}}$, are told apart by the later row, which names the earlier letter) and
+lists numbered variants ($\mathrm{GS}_1$, $\mathrm{GS}_2$) in one row; the many-releases and
+delta chapters' formulas, figure text (captions, alt texts, legends, axes, titles, annotations),
+printed outputs and visible code names use the page's letters. Each check has a fixture it must
+fail.
 """
 import json
 import re
@@ -19,15 +27,21 @@ PAGE = "".join("".join(c["source"]) for c in
                if c["cell_type"] == "markdown")
 
 
-def _symbols():
-    """The symbols of the first column of every table, one entry per symbol."""
+def _rows(page=None):
+    """The rows of every table: (its symbols, its meaning), one entry per row, in page order."""
     out = []
-    for line in PAGE.splitlines():
+    for line in (PAGE if page is None else page).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
         if len(cells) == 3 and cells[0] not in ("Symbol", "---"):
             # "$\epsilon$, $\delta$" -> two symbols; a function's argument is not a new symbol
-            out += sorted({re.sub(r"\(.*\)$", "", s) for s in re.findall(r"\$([^$]+)\$", cells[0])})
+            out.append((sorted({re.sub(r"\(.*\)$", "", s) for s in re.findall(r"\$([^$]+)\$", cells[0])}),
+                        cells[1]))
     return out
+
+
+def _symbols(page=None):
+    """The symbols of the first column of every table, one entry per symbol."""
+    return [s for symbols, _ in _rows(page) for s in symbols]
 
 
 def _math(chapter):
@@ -37,11 +51,76 @@ def _math(chapter):
     return re.findall(r"\$\$.*?\$\$|\$[^$]+\$", md, re.S)
 
 
+def listed_twice(page=None):
+    symbols = [re.sub(r"\s+", "", s) for s in _symbols(page)]
+    return sorted({s for s in symbols if symbols.count(s) > 1})
+
+
 def test_every_symbol_is_listed_once():
-    symbols = _symbols()
-    assert len(symbols) > 60
-    repeated = sorted({s for s in symbols if symbols.count(s) > 1})
-    assert not repeated, f"listed twice on the notation page: {repeated}"
+    assert len(_symbols()) > 60
+    assert not listed_twice(), f"listed twice on the notation page: {listed_twice()}"
+    # a symbol in two rows is caught, however it is spaced
+    assert listed_twice("| $T$ | a set of outputs | x |\n| $ T$ | releases | y |") == ["T"]
+
+
+def letter(symbol):
+    """The letter a symbol is written with, without its font, accent, index, exponent or
+    argument: D_\\alpha(P || Q), \\mathcal D and D are all D; \\epsilon_{\\mathrm R} and
+    \\epsilon^* are \\epsilon; \\tilde\\pi is \\pi; \\mathrm{GS}_1 is GS."""
+    s = symbol.split("=")[0].strip()
+    s = re.sub(r"\\(?:mathcal|mathrm|mathbb|operatorname|tilde|bar|hat)\s*", "", s)
+    s = re.sub(r"[_^](?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|\\[A-Za-z]+|.)", "", s)
+    return re.sub(r"[\s{}']", "", s)
+
+
+def _mentions(meaning, name):
+    """Whether a row's meaning writes the letter ``name`` in one of its formulas."""
+    pattern = re.escape(name) + r"(?![A-Za-z])" if name.startswith("\\") else \
+        r"(?<![\\A-Za-z])" + re.escape(name) + r"(?![A-Za-z])"
+    return any(re.search(pattern, m) for m in re.findall(r"\$([^$]+)\$", meaning))
+
+
+def untold_look_alikes(page=None):
+    """Rows whose symbol shares its letter with a symbol of an earlier row, and whose meaning
+    does not name that letter (so a reader meeting the two cannot tell them apart)."""
+    seen, out = {}, []
+    for symbols, meaning in _rows(page):
+        for name in sorted({letter(s) for s in symbols}):
+            if name in seen and not _mentions(meaning, name):
+                out.append((name, seen[name], symbols))
+            seen.setdefault(name, symbols)
+    return out
+
+
+def scattered_numbered_variants(page=None):
+    """Letters whose numbered variants (X_1, X_2, X_\\infty) sit in more than one row."""
+    rows = {}
+    for i, (symbols, _) in enumerate(_rows(page)):
+        for s in symbols:
+            if re.search(r"_(?:\d|\{\d+\}|\\infty)", s):
+                rows.setdefault(letter(s), set()).add(i)
+    return sorted(name for name, where in rows.items() if len(where) > 1)
+
+
+def test_the_page_tells_look_alikes_apart():
+    assert not untold_look_alikes(), untold_look_alikes()
+    assert not scattered_numbered_variants(), scattered_numbered_variants()
+    # the pairs the page used to leave side by side, as fixtures
+    bad = ("| $Y_t$ | the state at time $t$ | a |\n"
+           "| $\\epsilon$, $\\delta$ | privacy parameters | b |\n"
+           "| $\\mathrm{GS}_1$ | the l1 sensitivity | c |\n"
+           "| $\\epsilon_1$, $\\delta_1$ | the guarantee of one release | d |\n"
+           "| $\\mathrm{GS}_2$ | the l2 sensitivity | e |\n"
+           "| $Y$ | the share of the worst pair | f |\n"
+           "| $D_\\alpha(P\\,\\Vert\\,Q)$ | the Rényi divergence | g |\n"
+           "| $D$ | a database | h |\n")
+    assert [name for name, _, _ in untold_look_alikes(bad)] == [r"\delta", r"\epsilon", "GS", "Y", "D"]
+    assert scattered_numbered_variants(bad) == ["GS"]
+    good = ("| $Y_t$ | the state at time $t$ | a |\n"
+            "| $\\mathrm{GS}_1$, $\\mathrm{GS}_2$ | the l1 and l2 sensitivities | c |\n"
+            "| $\\mathcal Y$ | the values of the other parts (not the states $Y_t$) | f |\n"
+            "| $\\epsilon_{\\mathrm{rel}}$ | one release's $\\epsilon$ | d |\n")
+    assert untold_look_alikes(good) == [] and scattered_numbered_variants(good) == []
 
 
 def test_the_page_covers_every_chapter():
