@@ -44,6 +44,11 @@ def _symbols(page=None):
     return [s for symbols, _ in _rows(page) for s in symbols]
 
 
+#: The notebooks that teach many releases: the chapter and its assignment (the student's
+#: notebook, which uses the chapter's letters).
+MANY_RELEASES = ("many_releases", "../assignments/many_releases/many_releases")
+
+
 def _math(chapter):
     """The markdown formulas of a chapter, inline and displayed."""
     cells = json.loads((ROOT / "book" / f"{chapter}.ipynb").read_text())["cells"]
@@ -232,7 +237,8 @@ def test_many_releases_uses_the_pages_letters():
     """rho is the category set, L_i Corollary 1's bound, b the Laplace scale, T a set of
     outputs, c counts, epsilon_1 part 1's parameter, Y_t a chain's state, U_i Gamma variables,
     Delta_n the simplex: the many-releases chapter gives them no other meaning."""
-    assert not math_clashes(_math("many_releases")), math_clashes(_math("many_releases"))
+    for name in MANY_RELEASES:
+        assert not math_clashes(_math(name)), (name, math_clashes(_math(name)))
     # the old formulas, one for each pattern, each caught by its own pattern
     old = [r"$\rho(\alpha)$", r"$L = \log(p/q)$", r"$\mathcal L_1$", r"$b = 20$",
            r"$D = \log B$", r"$(T\epsilon, T\delta)$", r"$c = \alpha a$",
@@ -379,7 +385,8 @@ def code_name_clashes(nb):
 
 
 def test_many_releases_code_uses_the_pages_letters():
-    assert not code_name_clashes(_nb("many_releases")), code_name_clashes(_nb("many_releases"))
+    for name in MANY_RELEASES:
+        assert not code_name_clashes(_nb(name)), (name, code_name_clashes(_nb(name)))
     # the chapter's old names, as a fixture
     def cell(source, tags=()):
         return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": source}
@@ -398,7 +405,8 @@ def _nb(name):
 
 
 def test_many_releases_figures_and_outputs_use_the_pages_letters():
-    assert not letter_clashes(_nb("many_releases"))
+    for name in MANY_RELEASES:
+        assert not letter_clashes(_nb(name)), (name, letter_clashes(_nb(name)))
 
 
 def test_no_figure_or_output_uses_a_retired_letter():
