@@ -164,8 +164,12 @@ def cold_start(path: str, rounds: int) -> None:
             runs[method].append((cpu, peak))
     med = {m: [statistics.median(x[k] for x in runs[m]) for k in (0, 1)] for m in runs}
     for method, (cpu, peak) in med.items():
-        print(f"  {method:<12} CPU {cpu:5.2f} s   peak {peak:5.0f} MiB")
+        cpus, peaks = ([x[k] for x in runs[method]] for k in (0, 1))
+        print(f"  {method:<12} CPU {cpu:5.2f} s ({min(cpus):.2f}-{max(cpus):.2f})   peak "
+              f"{peak:5.0f} MiB ({min(peaks):.0f}-{max(peaks):.0f})")
     (ours, ours_mb), (peer, peer_mb) = med["count_trips"], med["duckdb"]
+    ratios = [a[0] / b[0] for a, b in zip(runs["count_trips"], runs["duckdb"])]
+    print(f"  count_trips / DuckDB's query per round: CPU {min(ratios):.2f}-{max(ratios):.2f}x")
     print(f"  count_trips / DuckDB's query: CPU {ours / peer:.2f}x (target <= 1.5x), peak "
           f"{ours_mb:.0f} MiB (target <= 100 MiB), {ours_mb / peer_mb:.2f}x DuckDB's "
           f"{peer_mb:.0f} MiB")

@@ -112,12 +112,64 @@ def _gth(A: np.ndarray, panel: int | None = None) -> np.ndarray:
     (``_pivots_stack``) runs the steps as numpy operations shared by all its
     matrices, summing each s_p when its step comes, then two triangular solves
     (``dtrsm``) per matrix give G.
+
+    A stack (``_gth_stack``) applies the same panel updates in the other order
+    (left-looking): the kept block is never updated as a whole; each panel's
+    rows and columns receive the updates of all the panels before it as two
+    numpy matrix products over the whole stack when their turn comes.  The
+    same sums of non-negative products, grouped differently (the same
+    accuracy: the tests compare both with textbook GTH to 1e-13); numpy runs
+    the products of all the matrices in one call, and no dead column is
+    updated.
     """
     if panel is None:
         panel = _gth_panel_width(A.shape[-1], A.shape[0])
     if A.shape[0] == 1:
         return _gth_blocked(A[0], panel, _pivots_one)[None]
-    return _gth_blocked(A, panel, _pivots_stack)
+    return _gth_stack(A, panel)
+
+
+def _gth_stack(A: np.ndarray, panel: int) -> np.ndarray:
+    """``_gth`` on a stack (b, n, n), left-looking; returns the (b, n) vectors pi.
+
+    After the panels above J = lo..hi, the rows and columns of J hold what the
+    right-looking order (``_gth_blocked``) would have made of them: the updates
+    D_Q A_Q[J_Q, :] of every earlier panel Q (``_gth_update``) added up, which is
+    one matrix product when the earlier panels' D_Q are kept in their columns
+    A[:lo_Q, J_Q] and their rows A_Q[J_Q, :lo_Q] are left as they were when Q
+    was eliminated.  With T = hi+1..n-1, the states eliminated before J:
+
+        A[J, :hi+1] += A[J, T] A[T, :hi+1]    (the panel rows: pivots, L, U),
+        D = A[:lo, J] G + A[:lo, T] (A[T, J] G) = A[:lo, lo:] [G; A[T, J] G],
+
+    the columns' update and the product with G (``_pivots_stack``) in one
+    product; D overwrites A[:lo, J] and gives pi_J = D^T pi_{<lo} at the end.
+    Every factor is non-negative, as in ``_gth_blocked``; the flops are those
+    of the live block only (textbook GTH's n^3/3 multiply-adds plus the
+    products with G), in numpy's batched ``matmul`` (BLAS per matrix, no
+    Python loop over the stack).
+    """
+    b, n = A.shape[0], A.shape[-1]
+    work, stored = {}, []
+    tmp = np.empty(b * n * panel)                  # the products' output, reused
+    hi = n - 1
+    while hi >= 1:
+        lo = max(1, hi - panel + 1)
+        k, J, T = hi - lo + 1, slice(lo, hi + 1), slice(hi + 1, n)
+        if hi < n - 1:
+            rows = tmp[:b * k * (hi + 1)].reshape(b, k, hi + 1)
+            A[:, J, :hi + 1] += np.matmul(A[:, J, T], A[:, T, :hi + 1], out=rows)
+        M = np.empty((b, n - lo, k))               # [G; A[T, J] G]
+        M[:, :k] = np.swapaxes(_pivots_stack(A, lo, k, work), -1, -2)
+        np.matmul(A[:, T, J], M[:, :k], out=M[:, k:])
+        A[:, :lo, J] = np.matmul(A[:, :lo, lo:], M, out=tmp[:b * lo * k].reshape(b, lo, k))
+        stored.append((lo, hi))
+        hi = lo - 1
+    pi = np.empty((b, n))
+    pi[:, 0] = 1.0
+    for lo, hi in reversed(stored):
+        pi[:, lo:hi + 1] = np.matmul(pi[:, None, :lo], A[:, :lo, lo:hi + 1])[:, 0]
+    return pi / pi.sum(axis=-1, keepdims=True)
 
 
 def _gth_panel(A: np.ndarray, lo: int, k: int, Z: np.ndarray, Q: np.ndarray | None = None) -> None:

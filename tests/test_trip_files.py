@@ -20,6 +20,7 @@ import pytest
 from dpmarkov.datasets import (TripCounts, count_pairs, count_trips, load_taxi_counts,
                                load_taxi_zones, trip_counts, trip_counts_from_file,
                                write_synthetic_trips)
+from dpmarkov.datasets.taxi import in_table
 
 DATA = resources.files("dpmarkov.datasets") / "data"
 
@@ -231,15 +232,33 @@ def test_shipped_zones_read_without_pandas_are_the_table():
 
 
 def test_counting_a_file_imports_no_pandas(tmp_path):
-    # a fresh process: counting needs numpy and DuckDB; pandas (126 MiB) only for .zones
+    # a fresh process: counting needs numpy and DuckDB; pandas (126 MiB) only for .zones,
+    # and no numpy.ma (numpy's isin of floats imports it: 10 MiB after DuckDB's query)
     path = write_synthetic_trips(tmp_path / "m.parquet", 500, rng=4)
     code = ("import sys\nimport dpmarkov.datasets as ds\n"
             f"r = ds.count_trips({str(path)!r})\n"
             "assert 'pandas' not in sys.modules, 'pandas imported'\n"
+            "assert 'numpy.ma' not in sys.modules, 'numpy.ma imported'\n"
             "print(len(r.zones), 'pandas' in sys.modules, r.trips_read)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["69", "True", "500"]
+
+
+def test_in_table_is_numpys_isin():
+    # every case where a binary search can go wrong: below the first id, above the last
+    # (the clipped position), between two ids, on each end, NaN, infinities, -0.0, ids
+    # past 2**53 (compared as float64, as np.isin does), an empty table and one id
+    table = np.array([1, 4, 7, 263, 265, 2**60 + 1], dtype=np.int64)
+    ids = np.array([0.0, 1.0, 2.0, 4.0, 4.5, 7.0, 264.0, 265.0, 266.0, np.nan, np.inf,
+                    -np.inf, -0.0, float(2**60), 1e300, -1.0])
+    for t in (table, table[::-1], table[:1], table[:0], np.array([0])):
+        assert np.array_equal(in_table(ids, t), np.isin(ids, t)), t
+    rng = np.random.default_rng(38)
+    for _ in range(20):
+        t = rng.choice(300, size=rng.integers(1, 60), replace=False)
+        x = rng.integers(-5, 305, size=500).astype(float)
+        assert np.array_equal(in_table(x, t), np.isin(x, t))
 
 
 def test_trip_counts_unpacks_like_a_tuple(tmp_path):

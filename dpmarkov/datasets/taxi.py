@@ -147,6 +147,21 @@ def exact_sum(values: np.ndarray) -> int:
     return sum(map(int, values))
 
 
+def in_table(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``np.isin(ids, table)`` for float ``ids`` (NaN and infinities are in no table), by a
+    binary search in the sorted ``table``.
+
+    numpy's ``isin`` of float arrays goes through ``np.unique``, which imports numpy.ma:
+    after DuckDB's query that import alone adds about 10 MiB to a cold count's peak
+    memory (benchmarks/README.md, "Cold start").  The comparison is numpy's (the table
+    promoted to float64), so the result is ``np.isin``'s (a test compares them).
+    """
+    ref = np.sort(np.asarray(table, dtype=float).ravel())
+    if ref.size == 0:
+        return np.zeros(np.shape(ids), dtype=bool)
+    return ref[np.minimum(np.searchsorted(ref, ids), ref.size - 1)] == ids
+
+
 @_checks.public(finite=False)
 def load_taxi_zones():
     """The TLC taxi zone table: ``LocationID, Borough, Zone, service_zone`` (265 rows).
@@ -538,7 +553,7 @@ def count_pairs(pickup, dropoff, trips, *, borough="Manhattan", zones=None) -> T
         if np.any(arr != np.round(arr)):
             raise ValueError(f"{name} contains {arr[arr != np.round(arr)][0]!r}: zone ids are "
                              "whole numbers")
-        unknown = ~np.isin(arr, table)
+        unknown = ~in_table(arr, table)
         if np.any(unknown):
             raise ValueError(f"{name} contains zone id {arr[unknown][0]:.0f}, which is not "
                              "in the zone table")

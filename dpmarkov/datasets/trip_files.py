@@ -28,7 +28,14 @@ from pathlib import Path
 import numpy as np
 
 from .. import _checks
-from .taxi import MAX_COUNT, TripCounts, chain_zones, count_pairs, read_table
+from .taxi import (
+    MAX_COUNT,
+    TripCounts,
+    chain_zones,
+    count_pairs,
+    in_table,
+    read_table,
+)
 
 #: Zone-id column names of trip files: the TLC layout first, then the shipped samples'.
 ID_COLUMNS = (("PULocationID", "DOLocationID"), ("pickup_location_id", "dropoff_location_id"))
@@ -210,31 +217,44 @@ class _File:
         raise ValueError(f"{self.where}, row {row}: {column}{shown}, {rule}")
 
 
+def _column(values) -> tuple[np.ndarray, np.ndarray]:
+    """A column fetched from DuckDB as (data, missing).
+
+    ``fetchnumpy`` returns a masked array only for a column holding a null (numpy.ma is
+    imported by then); a plain array is taken as it is, without importing numpy.ma, which
+    after a query costs about 10 MiB of a cold count's peak memory (benchmarks/README.md).
+    """
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and isinstance(values, ma.MaskedArray):
+        return values.data, ma.getmaskarray(values)
+    values = np.asarray(values)
+    return values, np.zeros(values.shape, dtype=bool)
+
+
 def _ids(file: _File, column: str, values, known: np.ndarray) -> np.ndarray:
     """The zone ids of one column of the pair table as floats (NaN: missing), each a whole
     number in the zone table, else the first row that is not is named."""
-    values = np.ma.asarray(values)
-    missing = np.ma.getmaskarray(values)
+    values, missing = _column(values)
     out = np.full(values.shape, np.nan)
     if values.dtype.kind == "O":              # CSV text: parsed by WHOLE, nothing else
-        for text in set(values.compressed().tolist()):
+        for text in set(values[~missing].tolist()):
             match = re.fullmatch(WHOLE, text)
             if match is None:
                 file.refuse(column, "v = ?", [text],
                             "which is not a zone id (a whole number written in digits)")
-            out[~missing & (values.data == text)] = int(match.group(1))
+            out[~missing & (values == text)] = int(match.group(1))
     else:
-        data = values.data.astype(float)
+        data = values.astype(float)
         bad = ~missing & np.isfinite(data) & (data != np.round(data))
         if np.any(bad):
             file.refuse(column, "v = ?", [float(data[bad][0])],
                         "which is not a zone id (a whole number)")
         out[~missing] = data[~missing]
-    unknown = ~np.isnan(out) & ~np.isin(out, known)
+    unknown = ~np.isnan(out) & ~in_table(out, known)
     if np.any(unknown):
         value = out[unknown][0]
         if values.dtype.kind == "O":
-            text = next(t for t in values.compressed().tolist()
+            text = next(t for t in values[~missing].tolist()
                         if int(re.fullmatch(WHOLE, t).group(1)) == value)
             file.refuse(column, "v = ?", [text], "which is not in the zone table")
         file.refuse(column, "v = ?", [value], "which is not in the zone table")
