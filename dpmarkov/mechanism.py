@@ -12,12 +12,13 @@ knows the seed can undo the noise.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import gammaln, xlogy
 
 from . import _checks
 from .simplex import check_assumption_3, in_simplex
-
 
 #: The seed rule (None, an int >= 0, a SeedSequence or a Generator; never a bool).
 _generator = _checks.generator
@@ -63,6 +64,14 @@ def dirichlet_parameters(counts, k) -> np.ndarray:
     >>> dm.dirichlet_parameters([2, 1, 1], 10.0).tolist()
     [5.0, 2.5, 2.5]
     """
+    return _parameters(counts, k)
+
+
+def _parameters(counts, k) -> np.ndarray:
+    """The body of ``dirichlet_parameters`` (for callers inside the package boundary)."""
+    alpha = _lean_parameters(counts, k)
+    if alpha is not None:
+        return alpha
     arr = _checks.counts_array("counts", counts)
     k_arr = _checks.positive("k", k)
     zero = arr == 0
@@ -86,6 +95,30 @@ def dirichlet_parameters(counts, k) -> np.ndarray:
                          f"{_checks.first_bad(alpha, small)!r} below the smallest normal double "
                          f"{_checks.TINY:.3g}: k is too small to compute with")
     return alpha
+
+
+
+def _lean_parameters(counts, k):
+    """k*C for the usual input, checked in a few passes; None for anything else.
+
+    Taken: one float64 vector of finite, positive whole counts (2 to ``MAX_ELEMENTS`` of
+    them, a finite total) and one finite k > 0 (a float, or an int below 2**63), with
+    every k*C_i at least the smallest normal double.  Then the result is the full path's, bit for bit
+    (the same division by the total and product by k).  None when anything fails or the
+    input is of another kind: ``_parameters`` then runs the full checks, which raise the
+    message naming the parameter, the value and the rule (or accept).
+    """
+    if not (type(counts) is np.ndarray and counts.dtype == np.float64 and counts.ndim == 1
+            and 2 <= counts.size <= _checks.MAX_ELEMENTS
+            and (type(k) in (float, np.float64) or type(k) is int and k < 2**63)
+            and 0 < k < math.inf):
+        return None
+    with np.errstate(over="ignore"):
+        total = counts.sum()
+    if not (counts.min() > 0 and total < math.inf and (np.rint(counts) == counts).all()):
+        return None                     # (a finite total of positive entries: all finite)
+    alpha = float(k) * (counts / total)
+    return alpha if alpha.min() >= _checks.TINY else None
 
 
 @_checks.public
@@ -135,7 +168,7 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
     >>> x.shape, bool((x > 0).all()), bool(abs(x.sum(axis=-1) - 1).max() < 1e-12)
     ((4, 3), True, True)
     """
-    alpha = dirichlet_parameters(counts, k)
+    alpha = _parameters(counts, k)
     if alpha.ndim != 1:
         raise ValueError(f"counts has shape {np.shape(counts)} and k shape {np.shape(k)}: "
                          "privatize takes one count vector and a scalar k "
@@ -191,37 +224,46 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     full = shape + alpha.shape
     if out is None:
         out = np.empty(full)
-    support = alpha > 0
     uniforms = gen if uniforms is None else uniforms
-    big = np.count_nonzero(alpha >= 1)          # the supported alpha_i >= 1 (alpha >= 0)
-    if in_logs is None:
-        in_logs = big == 0
+    # one pass answers the usual case (every alpha_i >= 1, hence supported); else the masks
+    every = alpha.size > 0 and alpha.min() >= 1
+    support = True if every else alpha > 0
+    if not every:
+        big = np.count_nonzero(alpha >= 1)          # the supported alpha_i >= 1 (alpha >= 0)
+        every = big == np.count_nonzero(support)
+        if in_logs is None:
+            in_logs = big == 0
     # [book:sample_dirichlet]
-    if big == np.count_nonzero(support):
+    if every:                                       # every supported alpha_i >= 1
         gen.standard_gamma(alpha, size=full, out=out)
         with np.errstate(over="ignore"):
             sums = _row_sums(out)
         if not np.all(np.isfinite(sums)):                   # alpha near 1e308
             out /= out.max(axis=-1, keepdims=True)
             sums = _row_sums(out)
-        out /= sums
+        _per_row(np.divide, out, sums)
     elif not in_logs:
         _sample_mixed(alpha, full, gen, uniforms, out)
     else:
         a = np.where(support, alpha, 1.0)
         with np.errstate(divide="ignore", over="ignore"):
-            log_g = np.log(gen.standard_gamma(a + 1, size=full))
-            score = np.log(-np.log1p(-uniforms.random(full))) - np.log(a)
+            log_g = np.log(gen.standard_gamma(a + 1, size=full, out=out), out=out)
+            score = _log_exponentials(uniforms.random(full))       # log(-log1p(-U))
+            _per_column(np.subtract, score, np.log(a))
             log_g -= np.exp(score)
         if not support.all():
             log_g[..., ~support] = -np.inf
             score = np.where(support, score, np.inf)
         _normalise_logs(log_g, score, out)
-        out /= _row_sums(out)
+        _per_row(np.divide, out, _row_sums(out))
     # [/book:sample_dirichlet]
     # entries outside the support are exactly 0 and all others > 0 unless one underflowed:
-    # counting the nonzero entries finds out in one pass whether the floor has work to do
-    if np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size):
+    # one pass (the minimum, or a count of the nonzero entries) finds out whether the floor
+    # has work to do
+    if support is True or support.all():
+        if out.size and not out.min() > 0:
+            np.maximum(out, _SMALLEST, out=out)
+    elif np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size):
         np.maximum(out, np.where(support, _SMALLEST, 0.0), out=out)
     return out
 
@@ -236,10 +278,10 @@ def _row_sums(x):
     width = x.shape[-1]
     if width >= 8 or x.ndim < 2:
         return x.sum(axis=-1, keepdims=True)
-    total = x[..., 0:1].copy()
-    for j in range(1, width):
-        total += x[..., j:j + 1]
-    return total
+    total = x[..., 0] + x[..., 1]
+    for j in range(2, width):
+        total += x[..., j]
+    return total[..., None]
 
 
 def _row_max(x):
@@ -248,22 +290,57 @@ def _row_max(x):
     width = x.shape[-1]
     if width >= 8 or x.ndim < 2:
         return x.max(axis=-1, keepdims=True)
-    top = x[..., 0:1].copy()
-    for j in range(1, width):
-        np.maximum(top, x[..., j:j + 1], out=top)
-    return top
+    top = np.maximum(x[..., 0], x[..., 1])
+    for j in range(2, width):
+        np.maximum(top, x[..., j], out=top)
+    return top[..., None]
+
+
+def _per_row(op, x, v):
+    """``op(x, v, out=x)`` for ``v`` of shape ``x.shape[:-1] + (1,)`` (one value per row).
+
+    Short rows (fewer than 8 entries) go column by column: the same numbers (an elementwise
+    operation), without numpy's broadcasting loop over rows of a few entries, which costs
+    more than the arithmetic.
+    """
+    if x.shape[-1] >= 8 or x.ndim < 2:
+        return op(x, v, out=x)
+    v = v[..., 0]
+    for j in range(x.shape[-1]):
+        op(x[..., j], v, out=x[..., j])
+    return x
+
+
+def _per_column(op, x, a):
+    """``op(x, a, out=x)`` for ``a`` of shape ``x.shape[-a.ndim:]``, short rows column by
+    column (as ``_per_row``)."""
+    if x.shape[-1] >= 8 or x.ndim < 2:
+        return op(x, a, out=x)
+    for j in range(x.shape[-1]):
+        op(x[..., j], a[..., j], out=x[..., j])
+    return x
+
+
+def _log_exponentials(u):
+    """log(-log1p(-u)), in place: the logarithms of the standard exponentials -log(1 - U)
+    made from uniforms U on [0, 1) (the same numbers as the expression, no temporaries)."""
+    np.negative(u, out=u)
+    np.log1p(u, out=u)
+    np.negative(u, out=u)
+    return np.log(u, out=u)
 
 
 def _normalise_logs(log_g, score, out):
-    """out = exp(log_g - row max), in place; a row whose every log is -inf (every exp(score)
-    overflowed) becomes the vertex of its smallest ``score`` (inf outside the support)."""
+    """out = exp(log_g - row max) (``log_g`` is overwritten); a row whose every log is -inf
+    (every exp(score) overflowed) becomes the vertex of its smallest ``score`` (inf outside
+    the support)."""
     top = _row_max(log_g)
     lost = ~np.isfinite(top[..., 0])
     if np.any(lost):               # every exp(score) overflowed: the vertex of min score
         s = score[lost]
         log_g[lost] = np.where(s == s.min(axis=-1, keepdims=True), 0.0, -np.inf)
         top[lost] = 0.0
-    np.exp(log_g - top, out=out)
+    np.exp(_per_row(np.subtract, log_g, top), out=out)
 
 
 def _sample_mixed(alpha, full, gen, uniforms, out):
