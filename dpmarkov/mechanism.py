@@ -218,8 +218,11 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     on the open simplex and an exact 0 would look like a transition outside the
     support.  This is deterministic post-processing of the draw, so it costs no
     privacy.  The outcome of a call never depends on the draw: no draw raises.
-    ``out``, if given, is C-contiguous with the result's shape.  Book: "The Dirichlet
-    mechanism" (Algorithm 1) and "Private transition matrices" (Algorithm 2).
+    ``out``, if given, is C-contiguous with the result's shape; for one draw it may be
+    ``alpha``'s own memory (``alpha[None]``), which the draw then overwrites (every
+    parameter it needs is read before its entries are overwritten: ``_standard_gamma``).
+    Book: "The Dirichlet mechanism" (Algorithm 1) and "Private transition matrices"
+    (Algorithm 2).
     """
     full = shape + alpha.shape
     if out is None:
@@ -227,15 +230,16 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     uniforms = gen if uniforms is None else uniforms
     # one pass answers the usual case (every alpha_i >= 1, hence supported); else the masks
     every = alpha.size > 0 and alpha.min() >= 1
-    support = True if every else alpha > 0
+    support, supported = True, alpha.size
     if not every:
-        big = np.count_nonzero(alpha >= 1)          # the supported alpha_i >= 1 (alpha >= 0)
-        every = big == np.count_nonzero(support)
+        support, big = alpha > 0, alpha >= 1        # big: the supported alpha_i >= 1
+        n_big, supported = np.count_nonzero(big), np.count_nonzero(support)
+        every = n_big == supported
         if in_logs is None:
-            in_logs = big == 0
+            in_logs = n_big == 0
     # [book:sample_dirichlet]
     if every:                                       # every supported alpha_i >= 1
-        gen.standard_gamma(alpha, size=full, out=out)
+        _standard_gamma(gen, alpha, None, full, out)
         with np.errstate(over="ignore"):
             sums = _row_sums(out)
         if not np.all(np.isfinite(sums)):                   # alpha near 1e308
@@ -243,7 +247,7 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
             sums = _row_sums(out)
         _per_row(np.divide, out, sums)
     elif not in_logs:
-        _sample_mixed(alpha, full, gen, uniforms, out)
+        _sample_mixed(alpha, full, gen, uniforms, out, support, big)
     else:
         a = np.where(support, alpha, 1.0)
         with np.errstate(divide="ignore", over="ignore"):
@@ -260,11 +264,36 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     # entries outside the support are exactly 0 and all others > 0 unless one underflowed:
     # one pass (the minimum, or a count of the nonzero entries) finds out whether the floor
     # has work to do
-    if support is True or support.all():
+    if supported == alpha.size:
         if out.size and not out.min() > 0:
             np.maximum(out, _SMALLEST, out=out)
-    elif np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size):
+    elif np.count_nonzero(out) < supported * (out.size // alpha.size):
         np.maximum(out, np.where(support, _SMALLEST, 0.0), out=out)
+    return out
+
+
+#: Entries per slice of gamma variates when a draw overwrites its own parameters (64 KiB of
+#: parameters copied at a time).
+_OVERWRITE_SLICE = 8192
+
+
+def _standard_gamma(gen, alpha, shift, full, out):
+    """``gen.standard_gamma(alpha + shift, size=full, out=out)`` (``shift``: None or a mask).
+
+    When ``out`` is ``alpha``'s own memory (one draw of ``privatize_chain`` written over its
+    parameters, which nothing needs afterwards: one array of the matrix's size per call
+    instead of three), the variates are drawn in slices of ``_OVERWRITE_SLICE`` entries, in
+    order, each from a copy of its parameters made before the slice is overwritten: the
+    stream is consumed entry by entry as by one call, so the draw is the same, bit for bit.
+    """
+    if not np.may_share_memory(alpha, out):
+        return gen.standard_gamma(alpha if shift is None else alpha + shift, size=full, out=out)
+    params, flat = alpha.reshape(-1), out.reshape(-1)     # one draw: the same entries
+    masks = None if shift is None else shift.reshape(-1)
+    for s in range(0, flat.size, _OVERWRITE_SLICE):
+        part = slice(s, s + _OVERWRITE_SLICE)
+        a = params[part].copy() if masks is None else params[part] + masks[part]
+        gen.standard_gamma(a, out=flat[part])
     return out
 
 
@@ -343,29 +372,28 @@ def _normalise_logs(log_g, score, out):
     np.exp(_per_row(np.subtract, log_g, top), out=out)
 
 
-def _sample_mixed(alpha, full, gen, uniforms, out):
+def _sample_mixed(alpha, full, gen, uniforms, out, support, big):
     """``sample_dirichlet`` when some supported alpha_i are >= 1 and some < 1 (its docstring).
 
-    Works on ``out`` viewed as (draws, entries): the entries with alpha_i < 1 are gathered
-    once per call, so the extra work is proportional to their number only.
+    ``support`` and ``big`` are the masks alpha > 0 and alpha >= 1.  Works on ``out``
+    viewed as (draws, entries): the entries with alpha_i < 1 are gathered once per call,
+    so the extra work is proportional to their number only.
     """
     width = alpha.shape[-1]
-    rows_alpha = alpha.reshape(-1, width)
-    support = rows_alpha > 0
-    small = support & (rows_alpha < 1)
-    # a + 1 where small, a elsewhere (adding the mask's 0 or 1: faster than np.where)
-    gen.standard_gamma((rows_alpha + small).reshape(alpha.shape), size=full, out=out)
-    draws = out.reshape(-1, rows_alpha.size)             # a view: one line per draw
+    small = support ^ big                                # 0 < alpha_i < 1 (big <= support)
     cols = np.flatnonzero(small)                         # the small entries within a draw
-    a = rows_alpha.ravel()[cols]
+    a = alpha.take(cols)                                 # (before out may overwrite alpha)
+    # a + 1 where small, a elsewhere (adding the mask's 0 or 1: faster than np.where)
+    _standard_gamma(gen, alpha, small, full, out)
+    draws = out.reshape(-1, alpha.size)                  # a view: one line per draw
     e = uniforms.standard_exponential((draws.shape[0], cols.size))     # E = -log U
-    lonely_row = ~np.any(rows_alpha >= 1, axis=1)       # rows with no entry >= 1
-    lonely = lonely_row[cols // width]
+    lonely_row = ~big.reshape(-1, width).any(axis=1)     # rows with no entry >= 1
     rows_view = out.reshape(draws.shape[0], -1, width)
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
         g1 = np.take(draws, cols, axis=1)                # G(a + 1)
         near = cols
-        if lonely.any():                                 # those rows in logs, whole
+        if lonely_row.any():                             # those rows in logs, whole
+            lonely = lonely_row[cols // width]
             far = cols[lonely]
             score = np.log(e[:, lonely]) - np.log(a[lonely])
             log_g = np.log(g1[:, lonely]) - np.exp(score)
@@ -383,8 +411,8 @@ def _sample_mixed(alpha, full, gen, uniforms, out):
         lin = np.exp(np.negative(e, out=e))              # U^(1/a); e now holds log(U)/a
         lin *= g1                                        # G(a) = G(a + 1) U^(1/a)
         draws[:, near] = lin
-    sums = rows_view.sum(axis=-1, keepdims=True)
-    rows_view /= sums
+    sums = _row_sums(rows_view)
+    _per_row(np.divide, rows_view, sums)
     low = lin < _checks.TINY                             # below the normal range: in logs
     if low.any():
         d, j = np.nonzero(low)
