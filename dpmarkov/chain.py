@@ -467,9 +467,12 @@ def _lean_design(counts, k, support):
     # the minimum >= 0 refuses NaN; finite totals refuse infinities; each total > 0 is a
     # row with data
     if not (counts.min() >= 0 and totals.max() < np.inf and totals.min() > 0
-            and np.array_equal(counts > 0, support) and (np.rint(counts) == counts).all()):
+            and np.array_equal(counts > 0, support)):
         return None
-    alpha = np.divide(counts, totals)
+    alpha = np.rint(counts)             # whole counts; then the same memory holds k_i C_ij
+    if not np.array_equal(alpha, counts):
+        return None
+    np.divide(counts, totals, out=alpha)
     np.multiply(k_rows[:, None], alpha, out=alpha)
     # the zero counts give exactly 0; no supported parameter below TINY adds none to those
     if np.count_nonzero(alpha < _checks.TINY) != alpha.size - np.count_nonzero(support):
@@ -562,14 +565,18 @@ def check_support_border(counts: np.ndarray, eta_rows: np.ndarray) -> None:
 
 
 def _streams(gen: np.random.Generator, alpha: np.ndarray):
-    """The generators of the gamma variates and (if the log-space sampler is needed) uniforms.
+    """The generators of the gamma variates and (if the log-space sampler is needed) uniforms,
+    and the masks (alpha > 0, alpha >= 1) that ``sample_dirichlet`` reads, formed once per call.
 
     The uniforms come from a child of ``gen`` spawned once per call, so that a batch
     of matrices consumes both streams in order and batching never changes the draws.
+    They are needed where some supported alpha is below 1: where fewer parameters are
+    >= 1 than are > 0.
     """
-    if not np.any((alpha > 0) & (alpha < 1)):        # every alpha > 0 is >= 1
-        return gen, None
-    return gen, gen.spawn(1)[0]
+    support, big = alpha > 0, alpha >= 1
+    if np.count_nonzero(big) == np.count_nonzero(support):    # every alpha > 0 is >= 1
+        return gen, None, (support, big)
+    return gen, gen.spawn(1)[0], (support, big)
 
 
 #: The most entries one sampler call draws: a larger batch is drawn matrix by matrix, in
@@ -584,15 +591,17 @@ def _draw(streams, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:
     Above ``_SLICE`` entries the matrices are drawn one by one, each in slices of rows,
     in the order of ``out``'s entries: the streams are consumed as by one call, so the
     matrices are the same, bit for bit."""
-    gen, uniforms = streams
+    gen, uniforms, (support, big) = streams
     if out.size <= _SLICE:
-        return sample_dirichlet(alpha, out.shape[:1], gen, uniforms=uniforms, out=out)
-    in_logs = not np.any(alpha[alpha > 0] >= 1)     # decided once for the whole array
+        return sample_dirichlet(alpha, out.shape[:1], gen, uniforms=uniforms, out=out,
+                                masks=(support, big))
+    in_logs = np.count_nonzero(big) == 0            # decided once for the whole array
     rows = max(1, _SLICE // alpha.shape[1])
     for s in range(out.shape[0]):
         for r in range(0, alpha.shape[0], rows):
             sample_dirichlet(alpha[r:r + rows], (1,), gen, uniforms=uniforms,
-                             out=out[s:s + 1, r:r + rows], in_logs=in_logs)
+                             out=out[s:s + 1, r:r + rows], in_logs=in_logs,
+                             masks=(support[r:r + rows], big[r:r + rows]))
     return out
 
 

@@ -184,7 +184,8 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
 
 def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
                      *, uniforms: np.random.Generator | None = None,
-                     out: np.ndarray | None = None, in_logs: bool | None = None) -> np.ndarray:
+                     out: np.ndarray | None = None, in_logs: bool | None = None,
+                     masks: tuple | None = None) -> np.ndarray:
     """Draws of Dir(alpha) (Definition 5) of shape ``shape + alpha.shape``, from gamma variates.
 
     X = G / sum(G) with independent G_i ~ Gamma(alpha_i, 1), along the last axis.
@@ -221,6 +222,8 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     ``out``, if given, is C-contiguous with the result's shape; for one draw it may be
     ``alpha``'s own memory (``alpha[None]``), which the draw then overwrites (every
     parameter it needs is read before its entries are overwritten: ``_standard_gamma``).
+    ``masks``, if given, is (alpha > 0, alpha >= 1), formed by a caller that draws from the
+    same ``alpha`` more than once or has them already (``chain._streams``).
     Book: "The Dirichlet mechanism" (Algorithm 1) and "Private transition matrices"
     (Algorithm 2).
     """
@@ -229,10 +232,11 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
         out = np.empty(full)
     uniforms = gen if uniforms is None else uniforms
     # one pass answers the usual case (every alpha_i >= 1, hence supported); else the masks
-    every = alpha.size > 0 and alpha.min() >= 1
+    every = masks is None and alpha.size > 0 and alpha.min() >= 1
     support, supported = True, alpha.size
     if not every:
-        support, big = alpha > 0, alpha >= 1        # big: the supported alpha_i >= 1
+        # big: the supported alpha_i >= 1
+        support, big = (alpha > 0, alpha >= 1) if masks is None else masks
         n_big, supported = np.count_nonzero(big), np.count_nonzero(support)
         every = n_big == supported
         if in_logs is None:
