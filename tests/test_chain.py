@@ -861,3 +861,28 @@ def test_one_matrix_drawn_over_its_parameters_is_the_same_draw(k, monkeypatch):
             assert np.array_equal(dm.privatize_chain(counts, kk, support=counts > 0, rng=5),
                                   separate), (slice_, rows)
         assert np.array_equal(counts, kept)
+
+
+@pytest.mark.parametrize("k", [0.05, 3.0, 40.0, np.array([0.05, 3.0, 40.0, 0.3])])
+def test_the_masks_handed_to_the_sampler_are_its_own(k, monkeypatch):
+    # privatize_chain forms the masks alpha > 0 and alpha >= 1 once per call (chain._streams,
+    # issue 38) and hands them to sample_dirichlet, also sliced by rows when a matrix is drawn
+    # in slices (chain._SLICE).  The draws must be the bits the sampler gives when it forms
+    # the masks itself: masks handed swapped, or sliced one row off, put the mixed sampler's
+    # exponentials on other entries (or take the log-space path) and fail here
+    rng = np.random.default_rng(3)
+    dense = rng.integers(1, 60, size=(9, 9)).astype(float)
+    sparse = dense * (rng.random((9, 9)) < 0.5)
+    sparse[np.arange(9), (np.arange(9) + 1) % 9] = 11.0
+    own = ch.sample_dirichlet
+
+    def forming_its_own(*args, masks=None, **kwargs):
+        return own(*args, **kwargs)
+    for counts, rows, size in itertools.product((dense, sparse), (2**20, 2), (None, 3)):
+        kk = np.resize(k, 9) if np.ndim(k) else k
+        monkeypatch.setattr(ch, "_SLICE", rows)
+        handed = dm.privatize_chain(counts, kk, support=counts > 0, rng=7, size=size)
+        with monkeypatch.context() as patch:
+            patch.setattr(ch, "sample_dirichlet", forming_its_own)
+            formed = dm.privatize_chain(counts, kk, support=counts > 0, rng=7, size=size)
+        assert np.array_equal(handed, formed), (rows, size)
