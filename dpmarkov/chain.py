@@ -423,8 +423,8 @@ def _row_design(counts, k, eta, support=None):
         _checks.k_meets_assumption_4(k_rows, eta_rows)
     alpha = np.multiply(k_rows[:, None], C, out=C)
     # alpha is 0 at the zero counts; a parameter below TINY elsewhere makes more entries
-    # below TINY than there are zero counts (one counting pass each, no boolean matrix)
-    if np.count_nonzero(alpha < _checks.TINY) > arr.size - np.count_nonzero(arr):
+    # below TINY than there are zero counts (one counting pass each)
+    if np.count_nonzero(alpha < _checks.TINY) > arr.size - np.count_nonzero(arr != 0):
         small = (arr > 0) & (alpha < _checks.TINY)
         i = int(np.argwhere(small)[0][0])
         raise ValueError(f"k={k_rows[i]!r} (row {i}) gives a Dirichlet parameter k_i*C_ij="
