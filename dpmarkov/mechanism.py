@@ -243,20 +243,20 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
             in_logs = n_big == 0
     # [book:sample_dirichlet]
     if every:                                       # every supported alpha_i >= 1
-        _standard_gamma(gen, alpha, None, full, out)
+        _standard_gamma(gen, alpha, None, full, out)    # G_i ~ Gamma(alpha_i, 1)
         with np.errstate(over="ignore"):
             sums = _row_sums(out)
         if not np.all(np.isfinite(sums)):                   # alpha near 1e308
             out /= out.max(axis=-1, keepdims=True)
             sums = _row_sums(out)
-        _per_row(np.divide, out, sums)
+        _per_row(np.divide, out, sums)                  # G_i / sum_j G_j
     elif not in_logs:
         _sample_mixed(alpha, full, gen, uniforms, out, support, big)
     else:
         a = np.where(support, alpha, 1.0)
         with np.errstate(divide="ignore", over="ignore"):
             log_g = np.log(gen.standard_gamma(a + 1, size=full, out=out), out=out)
-            score = _log_exponentials(uniforms.random(full))       # log(-log1p(-U))
+            score = _log_exponentials(uniforms.random(full))    # log(-log1p(-U))
             _per_column(np.subtract, score, np.log(a))
             log_g -= np.exp(score)
         if not support.all():
