@@ -247,7 +247,7 @@ def size_shape(size, *, lowest: int = 1, per_draw: int = 1) -> tuple:
         return ()
     parts = size if isinstance(size, tuple) else (size,)
     shape = tuple(whole("size", s, lowest) for s in parts)
-    total = int(np.prod(shape, dtype=object)) * per_draw
+    total = math.prod(shape) * per_draw              # Python ints: exact
     if total > MAX_ELEMENTS:
         raise ValueError(f"size={size!r} asks for {total} numbers: at most {MAX_ELEMENTS} "
                          "(2 GiB) per call")

@@ -402,6 +402,9 @@ def _row_design(counts, k, eta, support=None):
     With ``support`` (Algorithm 2's public support) the counts must be positive
     exactly on it; the parameters are 0 outside it.
     """
+    lean = None if eta is not None or support is None else _lean_design(counts, k, support)
+    if lean is not None:
+        return lean
     arr = _counts_matrix(counts)
     n = arr.shape[0]
     if support is not None:
@@ -420,8 +423,8 @@ def _row_design(counts, k, eta, support=None):
         _checks.k_meets_assumption_4(k_rows, eta_rows)
     alpha = np.multiply(k_rows[:, None], C, out=C)
     # alpha is 0 at the zero counts; a parameter below TINY elsewhere makes more entries
-    # below TINY than there are zero counts (one counting pass each, no boolean matrix)
-    if np.count_nonzero(alpha < _checks.TINY) > arr.size - np.count_nonzero(arr):
+    # below TINY than there are zero counts (one counting pass each)
+    if np.count_nonzero(alpha < _checks.TINY) > arr.size - np.count_nonzero(arr != 0):
         small = (arr > 0) & (alpha < _checks.TINY)
         i = int(np.argwhere(small)[0][0])
         raise ValueError(f"k={k_rows[i]!r} (row {i}) gives a Dirichlet parameter k_i*C_ij="
@@ -429,6 +432,52 @@ def _row_design(counts, k, eta, support=None):
                          f"{_checks.TINY:.3g}: k is too small to compute with")
     return arr, k_rows, alpha
 
+
+
+def _lean_design(counts, k, support):
+    """``_row_design`` (with a support, without eta) for the usual input, in a few passes.
+
+    Taken: a float64 (n, n) array of finite whole counts >= 0 with data in every row and
+    a finite total per row, positive exactly on ``support`` (a boolean array of its
+    shape), and k a finite number > 0 (a float, or an int below 2**63) or a float64
+    vector of n of them, with every supported k_i C_ij at least the smallest normal
+    double.  Then (counts, k_i, k_i C_ij) are the full checks' numbers, bit for bit (the
+    same row sums, division and product); ``k_i`` may be ``k`` itself.  None when anything
+    fails or the input is of another kind: ``_row_design`` then runs the full checks,
+    which raise the message naming the parameter, the value and the rule (or accept).
+    """
+    if not (type(counts) is np.ndarray and counts.dtype == np.float64 and counts.ndim == 2
+            and counts.shape[0] == counts.shape[1] and 0 < counts.size <= _checks.MAX_ELEMENTS
+            and type(support) is np.ndarray and support.dtype == bool
+            and support.shape == counts.shape):
+        return None
+    n = counts.shape[0]
+    if type(k) in (float, np.float64) or type(k) is int and k < 2**63:
+        if not 0 < k < np.inf:
+            return None
+        k_rows = np.full(n, float(k))
+    elif type(k) is np.ndarray and k.dtype == np.float64 and k.shape == (n,):
+        if not (k.min() > 0 and k.max() < np.inf):
+            return None
+        k_rows = k
+    else:
+        return None
+    with np.errstate(over="ignore"):
+        totals = counts.sum(axis=1, keepdims=True)         # as _checks.proportions
+    # the minimum >= 0 refuses NaN; finite totals refuse infinities; each total > 0 is a
+    # row with data
+    if not (counts.min() >= 0 and totals.max() < np.inf and totals.min() > 0
+            and np.array_equal(counts > 0, support)):
+        return None
+    alpha = np.rint(counts)             # whole counts; then the same memory holds k_i C_ij
+    if not np.array_equal(alpha, counts):
+        return None
+    np.divide(counts, totals, out=alpha)
+    np.multiply(k_rows[:, None], alpha, out=alpha)
+    # the zero counts give exactly 0; no supported parameter below TINY adds none to those
+    if np.count_nonzero(alpha < _checks.TINY) != alpha.size - np.count_nonzero(support):
+        return None
+    return counts, k_rows, alpha
 
 @_checks.public
 def check_support(counts, support) -> np.ndarray:
@@ -516,14 +565,18 @@ def check_support_border(counts: np.ndarray, eta_rows: np.ndarray) -> None:
 
 
 def _streams(gen: np.random.Generator, alpha: np.ndarray):
-    """The generators of the gamma variates and (if the log-space sampler is needed) uniforms.
+    """The generators of the gamma variates and (if the log-space sampler is needed) uniforms,
+    and the masks (alpha > 0, alpha >= 1) that ``sample_dirichlet`` reads, formed once per call.
 
     The uniforms come from a child of ``gen`` spawned once per call, so that a batch
     of matrices consumes both streams in order and batching never changes the draws.
+    They are needed where some supported alpha is below 1: where fewer parameters are
+    >= 1 than are > 0.
     """
-    if np.count_nonzero(alpha >= 1) == np.count_nonzero(alpha):   # every alpha > 0 is >= 1
-        return gen, None
-    return gen, gen.spawn(1)[0]
+    support, big = alpha > 0, alpha >= 1
+    if np.count_nonzero(big) == np.count_nonzero(support):    # every alpha > 0 is >= 1
+        return gen, None, (support, big)
+    return gen, gen.spawn(1)[0], (support, big)
 
 
 #: The most entries one sampler call draws: a larger batch is drawn matrix by matrix, in
@@ -538,15 +591,17 @@ def _draw(streams, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:
     Above ``_SLICE`` entries the matrices are drawn one by one, each in slices of rows,
     in the order of ``out``'s entries: the streams are consumed as by one call, so the
     matrices are the same, bit for bit."""
-    gen, uniforms = streams
+    gen, uniforms, (support, big) = streams
     if out.size <= _SLICE:
-        return sample_dirichlet(alpha, out.shape[:1], gen, uniforms=uniforms, out=out)
-    in_logs = not np.any(alpha[alpha > 0] >= 1)     # decided once for the whole array
+        return sample_dirichlet(alpha, out.shape[:1], gen, uniforms=uniforms, out=out,
+                                masks=(support, big))
+    in_logs = np.count_nonzero(big) == 0            # decided once for the whole array
     rows = max(1, _SLICE // alpha.shape[1])
     for s in range(out.shape[0]):
         for r in range(0, alpha.shape[0], rows):
             sample_dirichlet(alpha[r:r + rows], (1,), gen, uniforms=uniforms,
-                             out=out[s:s + 1, r:r + rows], in_logs=in_logs)
+                             out=out[s:s + 1, r:r + rows], in_logs=in_logs,
+                             masks=(support[r:r + rows], big[r:r + rows]))
     return out
 
 
@@ -706,7 +761,7 @@ def privatize_chain(counts, k, *, support, rng=None, size=None, eta=None,
     _, _, alpha = _row_design(counts, k, eta, support)
     streams = _streams(_checks.generator(rng), alpha)
     if size is None:
-        return _draw(streams, alpha, np.empty((1,) + alpha.shape))[0]
+        return _draw(streams, alpha, alpha[None])[0]     # drawn over its own parameters
     size = _checks.whole("size", size, 1)
     batch = _default_batch(alpha.shape[0]) if batch is None else _checks.whole("batch", batch, 1)
     if size * alpha.size > _checks.MAX_ELEMENTS:

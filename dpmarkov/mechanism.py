@@ -12,12 +12,13 @@ knows the seed can undo the noise.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import gammaln, xlogy
 
 from . import _checks
 from .simplex import check_assumption_3, in_simplex
-
 
 #: The seed rule (None, an int >= 0, a SeedSequence or a Generator; never a bool).
 _generator = _checks.generator
@@ -63,6 +64,14 @@ def dirichlet_parameters(counts, k) -> np.ndarray:
     >>> dm.dirichlet_parameters([2, 1, 1], 10.0).tolist()
     [5.0, 2.5, 2.5]
     """
+    return _parameters(counts, k)
+
+
+def _parameters(counts, k) -> np.ndarray:
+    """The body of ``dirichlet_parameters`` (for callers inside the package boundary)."""
+    alpha = _lean_parameters(counts, k)
+    if alpha is not None:
+        return alpha
     arr = _checks.counts_array("counts", counts)
     k_arr = _checks.positive("k", k)
     zero = arr == 0
@@ -86,6 +95,30 @@ def dirichlet_parameters(counts, k) -> np.ndarray:
                          f"{_checks.first_bad(alpha, small)!r} below the smallest normal double "
                          f"{_checks.TINY:.3g}: k is too small to compute with")
     return alpha
+
+
+
+def _lean_parameters(counts, k):
+    """k*C for the usual input, checked in a few passes; None for anything else.
+
+    Taken: one float64 vector of finite, positive whole counts (2 to ``MAX_ELEMENTS`` of
+    them, a finite total) and one finite k > 0 (a float, or an int below 2**63), with
+    every k*C_i at least the smallest normal double.  Then the result is the full path's, bit for bit
+    (the same division by the total and product by k).  None when anything fails or the
+    input is of another kind: ``_parameters`` then runs the full checks, which raise the
+    message naming the parameter, the value and the rule (or accept).
+    """
+    if not (type(counts) is np.ndarray and counts.dtype == np.float64 and counts.ndim == 1
+            and 2 <= counts.size <= _checks.MAX_ELEMENTS
+            and (type(k) in (float, np.float64) or type(k) is int and k < 2**63)
+            and 0 < k < math.inf):
+        return None
+    with np.errstate(over="ignore"):
+        total = counts.sum()
+    if not (counts.min() > 0 and total < math.inf and (np.rint(counts) == counts).all()):
+        return None                     # (a finite total of positive entries: all finite)
+    alpha = float(k) * (counts / total)
+    return alpha if alpha.min() >= _checks.TINY else None
 
 
 @_checks.public
@@ -135,7 +168,7 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
     >>> x.shape, bool((x > 0).all()), bool(abs(x.sum(axis=-1) - 1).max() < 1e-12)
     ((4, 3), True, True)
     """
-    alpha = dirichlet_parameters(counts, k)
+    alpha = _parameters(counts, k)
     if alpha.ndim != 1:
         raise ValueError(f"counts has shape {np.shape(counts)} and k shape {np.shape(k)}: "
                          "privatize takes one count vector and a scalar k "
@@ -151,7 +184,8 @@ def privatize(counts, k, *, eta=None, rng=None, size=None) -> np.ndarray:
 
 def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
                      *, uniforms: np.random.Generator | None = None,
-                     out: np.ndarray | None = None, in_logs: bool | None = None) -> np.ndarray:
+                     out: np.ndarray | None = None, in_logs: bool | None = None,
+                     masks: tuple | None = None) -> np.ndarray:
     """Draws of Dir(alpha) (Definition 5) of shape ``shape + alpha.shape``, from gamma variates.
 
     X = G / sum(G) with independent G_i ~ Gamma(alpha_i, 1), along the last axis.
@@ -185,44 +219,86 @@ def sample_dirichlet(alpha: np.ndarray, shape: tuple, gen: np.random.Generator,
     on the open simplex and an exact 0 would look like a transition outside the
     support.  This is deterministic post-processing of the draw, so it costs no
     privacy.  The outcome of a call never depends on the draw: no draw raises.
-    ``out``, if given, is C-contiguous with the result's shape.  Book: "The Dirichlet
-    mechanism" (Algorithm 1) and "Private transition matrices" (Algorithm 2).
+    ``out``, if given, is C-contiguous with the result's shape; for one draw it may be
+    ``alpha``'s own memory (``alpha[None]``), which the draw then overwrites (every
+    parameter it needs is read before its entries are overwritten: ``_standard_gamma``).
+    ``masks``, if given, is (alpha > 0, alpha >= 1), formed by a caller that draws from the
+    same ``alpha`` more than once or has them already (``chain._streams``).
+    Book: "The Dirichlet mechanism" (Algorithm 1) and "Private transition matrices"
+    (Algorithm 2).
     """
     full = shape + alpha.shape
     if out is None:
         out = np.empty(full)
-    support = alpha > 0
     uniforms = gen if uniforms is None else uniforms
-    big = np.count_nonzero(alpha >= 1)          # the supported alpha_i >= 1 (alpha >= 0)
-    if in_logs is None:
-        in_logs = big == 0
+    # one pass answers the usual case (every alpha_i >= 1, hence supported); else the masks
+    every = masks is None and alpha.size > 0 and alpha.min() >= 1
+    support, supported = True, alpha.size
+    if not every:
+        # big: the supported alpha_i >= 1
+        support, big = (alpha > 0, alpha >= 1) if masks is None else masks
+        n_big, supported = np.count_nonzero(big), np.count_nonzero(support)
+        every = n_big == supported
+        if in_logs is None:
+            in_logs = n_big == 0
     # [book:sample_dirichlet]
-    if big == np.count_nonzero(support):
-        gen.standard_gamma(alpha, size=full, out=out)
+    if every:                                       # every supported alpha_i >= 1
+        _standard_gamma(gen, alpha, None, full, out)    # G_i ~ Gamma(alpha_i, 1)
         with np.errstate(over="ignore"):
             sums = _row_sums(out)
         if not np.all(np.isfinite(sums)):                   # alpha near 1e308
             out /= out.max(axis=-1, keepdims=True)
             sums = _row_sums(out)
-        out /= sums
+        _per_row(np.divide, out, sums)                  # G_i / sum_j G_j
     elif not in_logs:
-        _sample_mixed(alpha, full, gen, uniforms, out)
+        _sample_mixed(alpha, full, gen, uniforms, out, support, big)
     else:
         a = np.where(support, alpha, 1.0)
         with np.errstate(divide="ignore", over="ignore"):
-            log_g = np.log(gen.standard_gamma(a + 1, size=full))
-            score = np.log(-np.log1p(-uniforms.random(full))) - np.log(a)
+            log_g = np.log(gen.standard_gamma(a + 1, size=full, out=out), out=out)
+            score = _log_exponentials(uniforms.random(full))    # log(-log1p(-U))
+            _per_column(np.subtract, score, np.log(a))
             log_g -= np.exp(score)
         if not support.all():
             log_g[..., ~support] = -np.inf
             score = np.where(support, score, np.inf)
         _normalise_logs(log_g, score, out)
-        out /= _row_sums(out)
+        _per_row(np.divide, out, _row_sums(out))
     # [/book:sample_dirichlet]
     # entries outside the support are exactly 0 and all others > 0 unless one underflowed:
-    # counting the nonzero entries finds out in one pass whether the floor has work to do
-    if np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size):
+    # one pass (the minimum, or a count of the nonzero entries) finds out whether the floor
+    # has work to do (counted as booleans: numpy counts a float array's nonzero entries one
+    # by one, about 3x slower than comparing and counting the comparison's bytes)
+    if supported == alpha.size:
+        if out.size and not out.min() > 0:
+            np.maximum(out, _SMALLEST, out=out)
+    elif np.count_nonzero(out != 0) < supported * (out.size // alpha.size):
         np.maximum(out, np.where(support, _SMALLEST, 0.0), out=out)
+    return out
+
+
+#: Entries per slice of gamma variates when a draw overwrites its own parameters (64 KiB of
+#: parameters copied at a time).
+_OVERWRITE_SLICE = 8192
+
+
+def _standard_gamma(gen, alpha, shift, full, out):
+    """``gen.standard_gamma(alpha + shift, size=full, out=out)`` (``shift``: None or a mask).
+
+    When ``out`` is ``alpha``'s own memory (one draw of ``privatize_chain`` written over its
+    parameters, which nothing needs afterwards: one array of the matrix's size per call
+    instead of three), the variates are drawn in slices of ``_OVERWRITE_SLICE`` entries, in
+    order, each from a copy of its parameters made before the slice is overwritten: the
+    stream is consumed entry by entry as by one call, so the draw is the same, bit for bit.
+    """
+    if not np.may_share_memory(alpha, out):
+        return gen.standard_gamma(alpha if shift is None else alpha + shift, size=full, out=out)
+    params, flat = alpha.reshape(-1), out.reshape(-1)     # one draw: the same entries
+    masks = None if shift is None else shift.reshape(-1)
+    for s in range(0, flat.size, _OVERWRITE_SLICE):
+        part = slice(s, s + _OVERWRITE_SLICE)
+        a = params[part].copy() if masks is None else params[part] + masks[part]
+        gen.standard_gamma(a, out=flat[part])
     return out
 
 
@@ -236,10 +312,10 @@ def _row_sums(x):
     width = x.shape[-1]
     if width >= 8 or x.ndim < 2:
         return x.sum(axis=-1, keepdims=True)
-    total = x[..., 0:1].copy()
-    for j in range(1, width):
-        total += x[..., j:j + 1]
-    return total
+    total = x[..., 0] + x[..., 1]
+    for j in range(2, width):
+        total += x[..., j]
+    return total[..., None]
 
 
 def _row_max(x):
@@ -248,47 +324,81 @@ def _row_max(x):
     width = x.shape[-1]
     if width >= 8 or x.ndim < 2:
         return x.max(axis=-1, keepdims=True)
-    top = x[..., 0:1].copy()
-    for j in range(1, width):
-        np.maximum(top, x[..., j:j + 1], out=top)
-    return top
+    top = np.maximum(x[..., 0], x[..., 1])
+    for j in range(2, width):
+        np.maximum(top, x[..., j], out=top)
+    return top[..., None]
+
+
+def _per_row(op, x, v):
+    """``op(x, v, out=x)`` for ``v`` of shape ``x.shape[:-1] + (1,)`` (one value per row).
+
+    Short rows (fewer than 8 entries) go column by column: the same numbers (an elementwise
+    operation), without numpy's broadcasting loop over rows of a few entries, which costs
+    more than the arithmetic.
+    """
+    if x.shape[-1] >= 8 or x.ndim < 2:
+        return op(x, v, out=x)
+    v = v[..., 0]
+    for j in range(x.shape[-1]):
+        op(x[..., j], v, out=x[..., j])
+    return x
+
+
+def _per_column(op, x, a):
+    """``op(x, a, out=x)`` for ``a`` of shape ``x.shape[-a.ndim:]``, short rows column by
+    column (as ``_per_row``)."""
+    if x.shape[-1] >= 8 or x.ndim < 2:
+        return op(x, a, out=x)
+    for j in range(x.shape[-1]):
+        op(x[..., j], a[..., j], out=x[..., j])
+    return x
+
+
+def _log_exponentials(u):
+    """log(-log1p(-u)), in place: the logarithms of the standard exponentials -log(1 - U)
+    made from uniforms U on [0, 1) (the same numbers as the expression, no temporaries)."""
+    np.negative(u, out=u)
+    np.log1p(u, out=u)
+    np.negative(u, out=u)
+    return np.log(u, out=u)
 
 
 def _normalise_logs(log_g, score, out):
-    """out = exp(log_g - row max), in place; a row whose every log is -inf (every exp(score)
-    overflowed) becomes the vertex of its smallest ``score`` (inf outside the support)."""
+    """out = exp(log_g - row max) (``log_g`` is overwritten); a row whose every log is -inf
+    (every exp(score) overflowed) becomes the vertex of its smallest ``score`` (inf outside
+    the support)."""
     top = _row_max(log_g)
     lost = ~np.isfinite(top[..., 0])
     if np.any(lost):               # every exp(score) overflowed: the vertex of min score
         s = score[lost]
         log_g[lost] = np.where(s == s.min(axis=-1, keepdims=True), 0.0, -np.inf)
         top[lost] = 0.0
-    np.exp(log_g - top, out=out)
+    np.exp(_per_row(np.subtract, log_g, top), out=out)
 
 
-def _sample_mixed(alpha, full, gen, uniforms, out):
+def _sample_mixed(alpha, full, gen, uniforms, out, support, big):
     """``sample_dirichlet`` when some supported alpha_i are >= 1 and some < 1 (its docstring).
 
-    Works on ``out`` viewed as (draws, entries): the entries with alpha_i < 1 are gathered
-    once per call, so the extra work is proportional to their number only.
+    ``support`` and ``big`` are the masks alpha > 0 and alpha >= 1.  Works on ``out``
+    viewed as (draws, entries): the entries with alpha_i < 1 are gathered once per call,
+    so the extra work is proportional to their number only.
     """
     width = alpha.shape[-1]
-    rows_alpha = alpha.reshape(-1, width)
-    support = rows_alpha > 0
-    small = support & (rows_alpha < 1)
-    # a + 1 where small, a elsewhere (adding the mask's 0 or 1: faster than np.where)
-    gen.standard_gamma((rows_alpha + small).reshape(alpha.shape), size=full, out=out)
-    draws = out.reshape(-1, rows_alpha.size)             # a view: one line per draw
+    small = support ^ big                                # 0 < alpha_i < 1 (big <= support)
     cols = np.flatnonzero(small)                         # the small entries within a draw
-    a = rows_alpha.ravel()[cols]
+    a = alpha.take(cols)                                 # (before out may overwrite alpha)
+    # a + 1 where small, a elsewhere (adding the mask's 0 or 1: faster than np.where)
+    _standard_gamma(gen, alpha, small, full, out)
+    draws = out.reshape(-1, alpha.size)                  # a view: one line per draw
     e = uniforms.standard_exponential((draws.shape[0], cols.size))     # E = -log U
-    lonely_row = ~np.any(rows_alpha >= 1, axis=1)       # rows with no entry >= 1
-    lonely = lonely_row[cols // width]
+    lonely_row = ~big.reshape(-1, width).any(axis=1)     # rows with no entry >= 1
     rows_view = out.reshape(draws.shape[0], -1, width)
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
         g1 = np.take(draws, cols, axis=1)                # G(a + 1)
         near = cols
-        if lonely.any():                                 # those rows in logs, whole
+        if lonely_row.any():                             # those rows in logs, whole
+            lonely = lonely_row[cols // width]
             far = cols[lonely]
             score = np.log(e[:, lonely]) - np.log(a[lonely])
             log_g = np.log(g1[:, lonely]) - np.exp(score)
@@ -306,8 +416,8 @@ def _sample_mixed(alpha, full, gen, uniforms, out):
         lin = np.exp(np.negative(e, out=e))              # U^(1/a); e now holds log(U)/a
         lin *= g1                                        # G(a) = G(a + 1) U^(1/a)
         draws[:, near] = lin
-    sums = rows_view.sum(axis=-1, keepdims=True)
-    rows_view /= sums
+    sums = _row_sums(rows_view)
+    _per_row(np.divide, rows_view, sums)
     low = lin < _checks.TINY                             # below the normal range: in logs
     if low.any():
         d, j = np.nonzero(low)

@@ -777,3 +777,112 @@ def test_rows_all_small_mixed_and_large_have_their_laws():
     again = np.concatenate(list(dm.iter_privatize_chain(counts, k, support=counts > 0,
                                                         size=2000, batch=333, rng=2)))
     assert np.array_equal(P[:2000], again)
+
+
+def _outcome(call):
+    """The shape and bytes of ``call()``'s array, or the (type, message) of its error."""
+    try:
+        result = call()
+    except (ValueError, TypeError) as err:
+        return type(err), str(err)
+    return result.shape, result.tobytes()
+
+
+_C = np.array([[6.0, 3.0, 1.0, 0.0], [2.0, 4.0, 0.0, 4.0], [1.0, 5.0, 4.0, 0.0],
+               [0.0, 5.0, 5.0, 5.0]])
+
+
+def _with(i, j, value, base=_C):
+    out = base.copy()
+    out[i, j] = value
+    return out
+
+
+@pytest.mark.parametrize("counts, k, support, taken", [
+    (_C, 20.0, _C > 0, True), (_C, 3, _C > 0, True), (_C, np.float64(0.5), _C > 0, True),
+    (_C, np.array([1.0, 20.0, 300.0, 0.01]), _C > 0, True), (np.ones((3, 3)), 1e300, None, True),
+    (_C, 2**63, _C > 0, False), (_C, 10**400, _C > 0, False), (_C, True, _C > 0, False),
+    (_C, 0.0, _C > 0, False), (_C, -2.0, _C > 0, False), (_C, np.inf, _C > 0, False),
+    (_C, np.nan, _C > 0, False), (_C, "20", _C > 0, False), (_C, [20.0] * 4, _C > 0, False),
+    (_C, np.array([1.0, 20.0, np.inf, 1.0]), _C > 0, False),
+    (_C, np.array([1.0, 20.0, 0.0, 1.0]), _C > 0, False), (_C, np.ones(3), _C > 0, False),
+    (_C, np.ones((4, 1)), _C > 0, False), (_C, 1e-310, _C > 0, False),       # k C below TINY
+    (_with(0, 0, 2.5), 20.0, _C > 0, False), (_with(0, 0, -6.0), 20.0, _C > 0, False),
+    (_with(0, 0, np.nan), 20.0, _C > 0, False), (_with(0, 0, np.inf), 20.0, _C > 0, False),
+    (_with(0, 3, 2.0), 20.0, _C > 0, False), (_with(0, 0, 0.0), 20.0, _C > 0, False),
+    (np.vstack([_C[:3], np.zeros((1, 4))]), 20.0, _C > 0, False),    # a row without data
+    (np.full((2, 2), 1e308), 20.0, None, False),                        # a total overflows
+    (_C.astype(int), 20.0, _C > 0, False), (_C.tolist(), 20.0, _C > 0, False),
+    (_C, 20.0, (_C > 0).astype(int), False), (_C, 20.0, (_C > 0)[:3], False),
+    (_C, 20.0, (_C > 0).tolist(), False),
+])
+def test_lean_design_checks_agree_with_the_full_ones(counts, k, support, taken, monkeypatch):
+    # privatize_chain takes a float64 count matrix, a boolean support and a plain k (or a
+    # float64 vector of n) through one lean pass (chain._lean_design, issue 38) and
+    # everything else, or anything that fails, through the full checks.  Each case must
+    # give exactly what the full checks give: the same bits, or the same error and
+    # message.  A lean pass that skipped the wholeness of the counts would accept 2.5, one
+    # that compared the support with counts >= 0 would accept a zero inside it, one that
+    # skipped the row totals would divide by 0 or by inf
+    support = np.asarray(counts) > 0 if support is None else support
+    assert (ch._lean_design(counts, k, support) is not None) == taken
+    for size in (None, 3):
+        def call(size=size):
+            return dm.privatize_chain(counts, k, support=support, rng=4, size=size)
+        lean = _outcome(call)
+        with monkeypatch.context() as patch:
+            patch.setattr(ch, "_lean_design", lambda *args: None)
+            full = _outcome(call)
+        assert lean == full
+
+
+@pytest.mark.parametrize("k", [0.05, 3.0, 40.0, 1e4, np.array([0.05, 3.0, 40.0, 0.3])])
+def test_one_matrix_drawn_over_its_parameters_is_the_same_draw(k, monkeypatch):
+    # privatize_chain(size=None) draws its one matrix into the memory of its parameters
+    # (issue 38: one array of the matrix's size per call), in slices of parameters copied
+    # before they are overwritten; every sampler (k C >= 1, mixed, all below 1 in logs)
+    # must give the bits of the same draw made into a separate array (size=1), also in
+    # slices smaller than a row and with rows drawn in slices (chain._SLICE), and the
+    # caller's counts stay untouched.  Reading a parameter after its slice was overwritten
+    # (a gamma variate taken for alpha) changes the draw and fails here
+    from dpmarkov import mechanism
+    rng = np.random.default_rng(2)
+    dense = rng.integers(1, 60, size=(9, 9)).astype(float)
+    sparse = dense * (rng.random((9, 9)) < 0.5)
+    sparse[np.arange(9), (np.arange(9) + 1) % 9] = 11.0
+    sparse[:, 0] += 7.0
+    for counts in (dense, sparse):
+        kk = np.resize(k, 9) if np.ndim(k) else k
+        kept = counts.copy()
+        separate = dm.privatize_chain(counts, kk, support=counts > 0, rng=5, size=1)[0]
+        for slice_, rows in ((8192, 2**20), (5, 2**20), (4, 20)):
+            monkeypatch.setattr(mechanism, "_OVERWRITE_SLICE", slice_)
+            monkeypatch.setattr(ch, "_SLICE", rows)
+            assert np.array_equal(dm.privatize_chain(counts, kk, support=counts > 0, rng=5),
+                                  separate), (slice_, rows)
+        assert np.array_equal(counts, kept)
+
+
+@pytest.mark.parametrize("k", [0.05, 3.0, 40.0, np.array([0.05, 3.0, 40.0, 0.3])])
+def test_the_masks_handed_to_the_sampler_are_its_own(k, monkeypatch):
+    # privatize_chain forms the masks alpha > 0 and alpha >= 1 once per call (chain._streams,
+    # issue 38) and hands them to sample_dirichlet, also sliced by rows when a matrix is drawn
+    # in slices (chain._SLICE).  The draws must be the bits the sampler gives when it forms
+    # the masks itself: masks handed swapped, or sliced one row off, put the mixed sampler's
+    # exponentials on other entries (or take the log-space path) and fail here
+    rng = np.random.default_rng(3)
+    dense = rng.integers(1, 60, size=(9, 9)).astype(float)
+    sparse = dense * (rng.random((9, 9)) < 0.5)
+    sparse[np.arange(9), (np.arange(9) + 1) % 9] = 11.0
+    own = ch.sample_dirichlet
+
+    def forming_its_own(*args, masks=None, **kwargs):
+        return own(*args, **kwargs)
+    for counts, rows, size in itertools.product((dense, sparse), (2**20, 2), (None, 3)):
+        kk = np.resize(k, 9) if np.ndim(k) else k
+        monkeypatch.setattr(ch, "_SLICE", rows)
+        handed = dm.privatize_chain(counts, kk, support=counts > 0, rng=7, size=size)
+        with monkeypatch.context() as patch:
+            patch.setattr(ch, "sample_dirichlet", forming_its_own)
+            formed = dm.privatize_chain(counts, kk, support=counts > 0, rng=7, size=size)
+        assert np.array_equal(handed, formed), (rows, size)

@@ -381,3 +381,47 @@ def test_draws_in_logs_use_numpys_row_maximum_and_sum(n):
     x /= x.sum(axis=-1, keepdims=True)
     assert np.array_equal(dm.privatize(counts, k, rng=8, size=3000),
                           np.maximum(x, np.nextafter(0.0, 1.0)))
+
+
+def _outcome(call):
+    """The shape and bytes of ``call()``'s array, or the (type, message) of its error."""
+    try:
+        result = call()
+    except (ValueError, TypeError) as err:
+        return type(err), str(err)
+    return result.shape, result.tobytes()
+
+
+_V = np.array([30.0, 50.0, 20.0])
+
+
+@pytest.mark.parametrize("counts, k, taken", [
+    (_V, 10.0, True), (_V, 7, True), (_V, np.float64(0.5), True), (_V, 1e300, True),
+    (np.arange(1.0, 300.0), 3.0, True),                  # pairwise total (>= 8 entries)
+    (np.array([1.0, 1e15]), 2.0**-900, True),            # smallest parameter near TINY
+    (_V, 2**62, True), (_V, 2**63, False), (_V, 10**400, False),    # ints beyond int64
+    (_V, True, False), (_V, np.inf, False), (_V, np.nan, False), (_V, 0.0, False),
+    (_V, -1.0, False), (_V, "10", False), (_V, np.array(10.0), False), (_V, [10.0], False),
+    (np.array([30.0, 0.0, 20.0]), 10.0, False), (np.array([30.0, 2.5, 20.0]), 10.0, False),
+    (np.array([30.0, -5.0, 20.0]), 10.0, False), (np.array([30.0, np.nan, 20.0]), 10.0, False),
+    (np.array([30.0, np.inf, 20.0]), 10.0, False), (np.array([1e308, 1e308]), 1.0, False),
+    (np.array([1.0, 1e300]), 1e-10, False),              # a parameter below TINY
+    (np.array([3.0]), 10.0, False), (np.array([[3.0, 1.0]]), 10.0, False),
+    (np.array([3, 1]), 10.0, False), (np.array([3.0, 1.0], dtype=np.float32), 10.0, False),
+])
+def test_lean_parameter_checks_agree_with_the_full_ones(counts, k, taken, monkeypatch):
+    # privatize and dirichlet_parameters take one float64 vector and a plain k through a
+    # lean pass (mechanism._lean_parameters, issue 38) and everything else, or anything that
+    # fails, through the full checks.  Each case must give exactly what the full checks
+    # give: the same bits, or the same error and message.  A lean pass that skipped the
+    # wholeness of the counts would accept 2.5, one that skipped the finiteness of the
+    # total would divide by inf, one that took any int k would raise OverflowError at 10**400
+    from dpmarkov import mechanism
+    assert (mechanism._lean_parameters(counts, k) is not None) == taken
+    for fn in (lambda: dm.dirichlet_parameters(counts, k),
+               lambda: dm.privatize(counts, k, rng=3, size=5)):
+        lean = _outcome(fn)
+        with monkeypatch.context() as patch:
+            patch.setattr(mechanism, "_lean_parameters", lambda *args: None)
+            full = _outcome(fn)
+        assert lean == full
