@@ -131,8 +131,8 @@ def test_hand_typed_verdicts_are_found():
         "Section 6.2's pair cannot be reached.",
         # the referee's findings of issue 36, as they were written
         "**Correction.** Theorems 4 and 5 bound the error by a constant times $k^{-1/2}$.",
-        "3. privatizes a whole transition matrix row by row and proves the result private by "
-        "parallel composition (Lemma 1, Theorem 3),",
+        ("3. privatizes a whole transition matrix row by row and proves the result private by "
+         "parallel composition (Lemma 1, Theorem 3),"),
         "4. bounds how far privacy moves the stationary distribution (Theorems 4 and 5),",
         "- At fixed $\\epsilon$ the error falls; Theorems 4 and 5 hold on these chains.",
         "On these chains both of the paper's bounds hold, unlike on the taxi chain (Theorem 4).",
@@ -159,12 +159,12 @@ def test_a_link_to_the_wrong_chapter_is_found():
 
 
 #: A comparison of the book's corrected Theorem 4 bound with the printed one ...
-CORRECTED = re.compile(r"corrected|prop-corrected-bounds", re.I)
-COMPARED = re.compile(r"\b(?:larger|weaker|looser|smaller|tighter|stronger)\b", re.I)
+CORRECTED = re.compile(r"corrected|prop-corrected-bounds", re.IGNORECASE)
+COMPARED = re.compile(r"\b(?:larger|weaker|looser|smaller|tighter|stronger)\b", re.IGNORECASE)
 #: ... must say where it holds: neither bound is always the larger (the registry's thm-4
 #: check pins a five-state chain inside the assumptions where the corrected one is smaller).
 SCOPED = re.compile(r"not (?:on )?every chain|not always"
-                    r"|(?:larger|smaller|weaker)\b[^.;]{0,20}\bon (?:this|that|the taxi) chain", re.I)
+                    r"|(?:larger|smaller|weaker)\b[^.;]{0,20}\bon (?:this|that|the taxi) chain", re.IGNORECASE)
 
 
 def unscoped_comparisons(text):
@@ -195,13 +195,13 @@ def test_an_unscoped_comparison_is_found():
     # the four places the referee quoted, as they were written
     fixtures = [
         "Theorem 4: not proved, and the book proves only a corrected, larger bound.",
-        "It is not proved: on the taxi chain it gives 1.48 for an error of 0.023; the book "
-        "proves a corrected bound ({doc}`stationary_bounds`), which is larger "
-        "({glue:md}`r_t4_c:myst` there).",
-        "What *is* proved is a weaker bound, {prf:ref}`prop-corrected-bounds` below, valid "
-        "for every $k$.",
-        "2. Theorem 4 as printed gives 0.31; the corrected right-hand side is 0.52, larger "
-        "because it weights the rows' errors by the private $\\tilde\\pi$.",
+        ("It is not proved: on the taxi chain it gives 1.48 for an error of 0.023; the book "
+         "proves a corrected bound ({doc}`stationary_bounds`), which is larger "
+         "({glue:md}`r_t4_c:myst` there)."),
+        ("What *is* proved is a weaker bound, {prf:ref}`prop-corrected-bounds` below, valid "
+         "for every $k$."),
+        ("2. Theorem 4 as printed gives 0.31; the corrected right-hand side is 0.52, larger "
+         "because it weights the rows' errors by the private $\\tilde\\pi$."),
     ]
     for text in fixtures:
         assert unscoped_comparisons(text), text
