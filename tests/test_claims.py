@@ -174,6 +174,27 @@ def test_the_theorem_5_check_bites(monkeypatch):
     assert not cl.get("thm-5").check()[1]
 
 
+def test_the_theorem_4_check_says_neither_bound_dominates(monkeypatch):
+    """The registry must not call the corrected Theorem 4 bound the larger in general.
+
+    Its check pins the taxi chain (corrected larger) and a five-state chain inside the
+    assumptions (corrected smaller).  A corrected bound planted as always the larger, the
+    maximum of the two, would make "the corrected bound is larger" true on every chain: the
+    check must then fail, so it cannot pass while the evidence's "not always the larger" is
+    false.
+    """
+    from dpmarkov import ergodicity
+    evidence, ok = cl.get("thm-4").check()
+    assert ok and evidence["five_state_inside"]
+    assert evidence["corrected_bound"] > evidence["bound"]
+    assert evidence["five_state_corrected"] < evidence["five_state_bound"]
+    assert "not always the larger" in cl.get("thm-4").evidence
+    printed, corrected = ergodicity.stationary_tv_bound, ergodicity.stationary_tv_bound_corrected
+    monkeypatch.setattr(ergodicity, "stationary_tv_bound_corrected",
+                        lambda *a, **kw: max(printed(*a, **kw), corrected(*a, **kw)))
+    assert not cl.get("thm-4").check()[1]
+
+
 def test_the_theorem_5_counterexample_meets_every_assumption():
     """The registry's Theorem 5 evidence is a chain inside every assumption, read literally."""
     evidence, ok = cl.get("thm-5").check()

@@ -41,7 +41,7 @@ from ._core import (CLAIMS, KINDS, METHODS, NOISE_BOUND, PROOFS, RULES, SEVERITY
 from ._shared import ILLUSTRATIVE_GRADES
 from . import foundations, privacy, accuracy, chains, grades, taxi  # noqa: E402  (registers, in order)
 from .privacy import AUDIT_ADJACENT, AUDIT_COUNTS
-from .chains import STAT_SEED, THM5_COUNTS
+from .chains import STAT_SEED, THM4_COUNTS, THM4_K, THM5_COUNTS
 
 #: Every paper item the registry must cover (tests/test_claims.py checks it).
 REQUIRED_IDS = (

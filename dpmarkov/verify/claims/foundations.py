@@ -180,8 +180,9 @@ def _asm2():
 
 @add_claim("asm-3", "Asm. 3", "eta in (0, 1/4), and every count vector lies in the bordered "
         "simplex of border eta.", "consistency", "holds but loose",
-        "the range ignores n (for n = 5, eta in (1/5, 1/4) admits no count vector), and eta is "
-        "read off the very counts it protects", MECH,
+        "the range ignores n (for n = 5, eta in (1/5, 1/4) admits no count vector), and eta may "
+        "be read off the very counts it protects (the paper's remark that a user enforces the "
+        "assumption by selecting eta invites it; how the paper chose eta is not said)", MECH,
         kind="definition", support="computation")
 def _asm3():
     """Guards ``_checks.design_ok`` (and ``_checks.min_count``), which every design passes.
