@@ -13,10 +13,11 @@ $\epsilon_{\mathrm{rel}}$, are told apart by the later row, which names the earl
 lists numbered variants ($\mathrm{GS}_1$, $\mathrm{GS}_2$) in one row; the many-releases and
 delta chapters' formulas, figure text (captions, alt texts, legends, axes, titles, annotations),
 printed outputs and visible code names use the page's letters. Every chapter's and assignment's
-formulas, figure text and printed outputs give the page's letters their one meaning: no bare
-$Y$ ($Y_t$ is a chain's state), $\Delta$ ($\Delta_n$ the simplex) or $U$ (the $U_i$ are Gamma
-variables), no $\epsilon$ or $\delta$ indexed by a number or a letter that is not a part's, no
-$\rho(B)$ ($\rho$ is the category set) and $\mathcal Y$ only as the state space. Each check has a
+formulas, figure text, printed outputs and visible code names give the page's letters their one
+meaning: no bare $Y$ ($Y_t$ is a chain's state), $\Delta$ ($\Delta_n$ the simplex) or $U$ (the
+$U_i$ are Gamma variables), no $\epsilon$ or $\delta$ indexed by a number or a letter that is not
+a part's (in code: no eps1, delta_2), no $\rho(B)$ ($\rho$ is the category set), $\mathcal Y$
+only as the state space, and no code name alpha for the Dirichlet parameter. Each check has a
 fixture it must fail.
 """
 import json
@@ -480,10 +481,60 @@ def test_no_figure_or_output_uses_a_letter_against_the_page():
 
 
 def test_visible_code_never_names_the_dirichlet_parameter_alpha():
-    # alpha is the Renyi order, in the many-releases chapter only
-    found = {p.stem: names for p in sorted((ROOT / "book").glob("*.ipynb"))
-             if p.stem != "many_releases" and (names := dirichlet_alpha_names(_nb(p.stem)))}
+    # alpha is the Renyi order, in the many-releases chapter and its assignment only
+    found = {name: names for name in _every_notebook() + ["notation"]
+             if name not in MANY_RELEASES and (names := dirichlet_alpha_names(_nb(name)))}
     assert not found, found
+
+
+#: In every chapter's and assignment's visible code: a whole name that gives a letter of the
+#: notation page another meaning, as a reader of the code would read it.
+EVERY_CHAPTER_NAMES = (
+    (r"^Y$", "a bare Y: Y_t is a chain's state (name a release or a share for what it is)"),
+    (r"^U$", "a bare U: the U_i are Gamma variables (name a bound or a union for what it is)"),
+    (r"^(?:eps|epsilon|delta|del)_?\d+$",
+     "a numbered epsilon or delta reads as part n's (an equation's is eps_eq6, Theorem 1's "
+     "eps_thm1, one release's eps_rel)"),
+)
+#: The names an assignment's grader (scripts/grading) asks the student to define: the student's
+#: interface, fixed by the grader's gates, not the book's choice of name.
+GRADED_NAMES = {"../assignments/privacy/privacy": {"eps6"},
+                "../assignments/accuracy/accuracy": {"eps01"}}
+
+
+def every_chapter_name_clashes(nb, graded=frozenset()):
+    names = sorted(set(visible_names(nb)) - set(graded))
+    return [(meaning, name) for pattern, meaning in EVERY_CHAPTER_NAMES for name in names
+            if re.search(pattern, name)]
+
+
+def test_every_chapters_code_uses_the_pages_letters():
+    found = {name: clashes for name in _every_notebook() + ["notation"]
+             if (clashes := every_chapter_name_clashes(_nb(name), GRADED_NAMES.get(name, ())))}
+    assert not found, found
+    # each graded name is one the grader reads and the assignment defines (else it goes)
+    grader = "".join(path.read_text() for path in (ROOT / "scripts" / "grading").glob("*.py"))
+    for name, graded in GRADED_NAMES.items():
+        for var in graded:
+            assert f'"{var}"' in grader and var in visible_names(_nb(name)), (name, var)
+
+
+def test_the_every_chapter_name_check_fails_on_its_fixture():
+    def cell(source, tags=()):
+        return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": source}
+    # the names the book used to show: the Gaussian release Y, the union's probability U,
+    # Theorem 1's pair eps1/delta1, eq. (6)/(7)'s eps6/delta7, a numbered profile delta_2
+    old = {"cells": [cell("Y = rng.normal(c, s, size=(m, 5))\nU = 1 - np.prod(1 - q)\n"),
+                     cell("eps1, delta1 = thm1(k)\n\ndef f(eps6, delta7):\n    return eps6\n"),
+                     cell("delta_2 = profile(2)\n"),
+                     cell("eps3 = 1\n", tags=["remove-input"])]}
+    assert [name for _, name in every_chapter_name_clashes(old)] == [
+        "Y", "U", "delta1", "delta7", "delta_2", "eps1", "eps6"]
+    assert every_chapter_name_clashes(old, {"eps6"})[-1] == (EVERY_CHAPTER_NAMES[2][1], "eps1")
+    new = {"cells": [cell("released = rng.normal(c, s)\nq_union = 1 - np.prod(1 - q)\n"
+                          "eps_thm1, delta_thm1 = thm1(k)\neps_eq6 = f(U_i, Y_t)\n"
+                          "eps_rel, delta_i, DELTA = 1, 2, 3\neps_tenfold = 4\n")]}
+    assert every_chapter_name_clashes(new) == []
 
 
 def test_the_seen_text_checks_fail_on_their_fixtures():
