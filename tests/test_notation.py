@@ -272,6 +272,9 @@ EVERY_CHAPTER_MATH = (
      "(i, j, l, r); a release is epsilon_rel, a profile for n categories delta^(n)", set()),
     (r"\\rho\s*\(", "rho(B): rho is the category set, a spectral radius is r_sigma", set()),
     (r"\\mathcal\s*\{?\s*Y", "calligraphic Y is the state space of a chain", {"preliminaries"}),
+    # a lone letter (not a ratio's denominator, not a component such as C_i) drawn from a Beta law
+    (r"(?<![\\\w/])(?<!/ )(?![VW]\b)[A-Za-z]\s*\\sim\s*\\mathrm\{Beta\}",
+     "a Beta variable is V or W (or a component of a Dirichlet vector)", set()),
 )
 
 
@@ -304,7 +307,8 @@ def test_the_every_chapter_patterns_fail_on_their_fixtures():
            r"$H(c) \le U \le (1 - \mu)\hat H$",                    # privacy_profile's bound
            r"$\delta_2(\epsilon) \le \delta_3(\epsilon)$",         # privacy_profile's n = 2, 3
            r"$\rho(B) \le \lVert B\rVert$",                        # stationary's spectral radius
-           r"$\sum_{y \in \mathcal Y} w_y a_y$"]                   # private_chains' other parts
+           r"$\sum_{y \in \mathcal Y} w_y a_y$",                   # private_chains' other parts
+           r"$X \sim \mathrm{Beta}(a, b)$"]                        # expected_kl's Beta variable
     assert [math_clashes([m], table) for m in old] == [[(meaning, m)] for m, (_, meaning) in
                                                        zip(old, table)]
     # and the other shapes of each: a uniform draw U, a union's U, a numbered or lettered
@@ -324,7 +328,12 @@ def test_the_every_chapter_patterns_fail_on_their_fixtures():
                          r"$\epsilon_{(6)}$", r"$\epsilon_{\mathrm R}(\alpha)$",
                          r"$\delta_{\mathrm{rel}}$", r"$\delta^{(2)}(\epsilon)$",
                          r"$q_\cup(J)$", r"$Y_t$", r"$\Delta_n^{(\eta)}$",
-                         r"$C(D, \rho)$", r"$\mathcal C(\rho)$", r"$r_\sigma(B)$"],
+                         r"$C(D, \rho)$", r"$\mathcal C(\rho)$", r"$r_\sigma(B)$",
+                         # Beta variables V, W, VW; a Dirichlet vector's components; a ratio
+                         r"$V \sim \mathrm{Beta}(a, b)$", r"$VW \sim \mathrm{Beta}(a, b)$",
+                         r"$\tilde C_i \sim \mathrm{Beta}(a_i, a_0 - a_i)$",
+                         r"$X_1 \sim \mathrm{Beta}(a_1, a_2)$",
+                         r"$V = X_i / S \sim \mathrm{Beta}(a_i, a_l)$"],
                         table) == []
 
 
@@ -350,6 +359,7 @@ SEEN_EVERY_CHAPTER = tuple((r"\$[^$]*(?:" + pattern + r")[^$]*\$", meaning, home
                            for pattern, meaning, home in EVERY_CHAPTER_MATH) + (
     (r"[\u03b5\u03b4][\u2080-\u2089]|\b(?:eps|epsilon|delta)_?\d\b",
      "a numbered epsilon or delta: an index names a part (i, j, l, r)", set()),
+    (r"\b(?![VW]\b)[A-Z]\s*~\s*Beta\b", "a Beta variable is V or W (printed X ~ Beta)", set()),
 )
 
 
@@ -574,6 +584,12 @@ def test_the_seen_text_checks_fail_on_their_fixtures():
                         cell('ax.set_title(r"$\\rho(B)$ against $|\\mathcal Y|$")')]}
     assert [meaning[:12] for meaning, _ in seen_clashes(others)] == [
         "a bare U: th", "epsilon or d", "rho(B): rho ", "calligraphic"] + ["a numbered e"] * 3
+    # a Beta variable X, printed as plain text (expected_kl's derivation table) and in a legend
+    beta_x = {"cells": [cell("", outputs=["3. E log X, X ~ Beta(a, b)\n"]),
+                        cell('ax.hist(x, label=r"$X \\sim \\mathrm{Beta}(a, b)$")')]}
+    assert [meaning[:14] for meaning, _ in seen_clashes(beta_x)] == [
+        "a Beta variabl", "a Beta variabl"] and seen_clashes(
+        {"cells": [cell("", outputs=["3. E log V, V ~ Beta(a, b); W ~ Beta(a + 1, b)\n"])]}) == []
     # calligraphic Y is at home in preliminaries, nowhere else
     state_space = {"cells": [cell("", caption="the state space $\\mathcal Y$")]}
     assert seen_clashes(state_space, "preliminaries") == [] and seen_clashes(state_space)
