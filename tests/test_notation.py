@@ -547,6 +547,55 @@ def test_the_every_chapter_name_check_fails_on_its_fixture():
     assert every_chapter_name_clashes(new) == []
 
 
+#: ONE_MEANING's letters as a reader sees them outside formulas: in a figure's text or a printed
+#: output (the macro, the Greek letter or its name) and as a whole code name (a name such as
+#: beta_law, the Beta law, or pi_hat is not the letter).  The homes are ONE_MEANING's, with the
+#: notation page and the assignments of those chapters.
+SEEN_ONE_MEANING = {
+    r"\alpha": (r"\\alpha(?![A-Za-z])|\u03b1|\balpha\b", "alpha", set(MANY_RELEASES)),
+    r"\beta": (r"\\beta(?![A-Za-z])|\u03b2|\bbeta\b", "beta", set()),
+    r"\pi": (r"\\pi(?![A-Za-z])|\u03c0|\bpi\b", "pi", {"../assignments/markov_chains/markov_chains"}),
+}
+
+
+def one_meaning_clashes(nb, chapter=""):
+    """Figure text, printed outputs and whole code names that use alpha, beta or pi outside the
+    chapters of their one meaning."""
+    out = []
+    for macro, (pattern, name, homes) in SEEN_ONE_MEANING.items():
+        if chapter in ONE_MEANING[macro] | homes | {"notation"}:
+            continue
+        out += [(macro, text[:80]) for text in seen_text(nb) if re.search(pattern, text)]
+        out += [(macro, n) for n in sorted(set(visible_names(nb))) if n.lower() == name]
+    return out
+
+
+def test_alpha_beta_and_pi_keep_one_meaning_outside_formulas():
+    found = {name: clashes for name in _every_notebook()
+             if (clashes := one_meaning_clashes(_nb(name), name))}
+    assert not found, found
+    def cell(source, outputs=()):
+        return {"cell_type": "code", "metadata": {}, "source": source,
+                "outputs": [{"text": t} for t in outputs]}
+    # baselines used to print the geometric law's ratio as beta (the audit's error probability)
+    # and name it so; a Dirichlet "alpha" in a legend; pi in a printed line of the audit
+    old = {"cells": [cell("beta = bl.geometric_ratio(eps)\n",
+                          outputs=["geometric ratio beta = e^(-eps/2) : 0.6065\n"]),
+                     cell('ax.plot(x, y, label=r"$\\alpha = 15C$")'),
+                     cell("", outputs=["atom probability \u03c0 = 0.2\n"])]}
+    assert sorted(one_meaning_clashes(old, "baselines")) == [
+        (r"\alpha", r'label=r"$\alpha = 15C$")'), (r"\beta", "beta"),
+        (r"\beta", "geometric ratio beta = e^(-eps/2) : 0.6065\n"),
+        (r"\pi", "atom probability \u03c0 = 0.2\n")]
+    # beta is at home in the audit, alpha in many_releases, pi in the chain chapters
+    assert [m for m, _ in one_meaning_clashes(old, "privacy_audit")] == [r"\alpha", r"\pi"]
+    assert [m for m, _ in one_meaning_clashes(old, "many_releases")] == [r"\beta", r"\beta", r"\pi"]
+    assert [m for m, _ in one_meaning_clashes(old, "stationary")] == [r"\alpha", r"\beta", r"\beta"]
+    new = {"cells": [cell("ratio = bl.geometric_ratio(eps)\nlaw = beta_law.pdf(x)\n",
+                          outputs=["geometric ratio e^(-eps/2) : 0.6065; Beta(a, b)\n"])]}
+    assert one_meaning_clashes(new, "baselines") == []
+
+
 def test_the_seen_text_checks_fail_on_their_fixtures():
     def cell(source, caption="", outputs=()):
         return {"cell_type": "code", "metadata": {"mystnb": {"figure": {"caption": caption}}},
