@@ -265,11 +265,11 @@ EVERY_CHAPTER_MATH = (
      "a bare Y: Y_t is a chain's state, Beta variables are V, W", set()),
     (r"\\Delta(?![\w_])",
      "a bare Delta: Delta_n is the simplex (a difference is written out)", set()),
-    (r"(?<![\\\w])U(?![\w_])", "a bare U: the U_i are Gamma variables (a bound, a uniform draw or "
-     "a union's probability has a letter of its own)", set()),
+    (r"(?<![\\\w])U(?![\w_])", ("a bare U: the U_i are Gamma variables (a bound, a uniform draw "
+                               "or a union's probability has a letter of its own)"), set()),
     (r"\\(?:epsilon|delta)\s*_\s*\{?\s*(?:\d|[A-Za-hkm-qs-z](?![A-Za-z]))",
-     "epsilon or delta with a number or another letter as index: an index names a part "
-     "(i, j, l, r); a release is epsilon_rel, a profile for n categories delta^(n)", set()),
+     ("epsilon or delta with a number or another letter as index: an index names a part "
+      "(i, j, l, r); a release is epsilon_rel, a profile for n categories delta^(n)"), set()),
     (r"\\rho\s*\(", "rho(B): rho is the category set, a spectral radius is r_sigma", set()),
     (r"\\mathcal\s*\{?\s*Y", "calligraphic Y is the state space of a chain", {"preliminaries"}),
     # a lone letter (not a ratio's denominator, not a component such as C_i) drawn from a Beta law
@@ -503,8 +503,8 @@ EVERY_CHAPTER_NAMES = (
     (r"^Y$", "a bare Y: Y_t is a chain's state (name a release or a share for what it is)"),
     (r"^U$", "a bare U: the U_i are Gamma variables (name a bound or a union for what it is)"),
     (r"^(?:eps|epsilon|delta|del)_?\d+$",
-     "a numbered epsilon or delta reads as part n's (an equation's is eps_eq6, Theorem 1's "
-     "eps_thm1, one release's eps_rel)"),
+     ("a numbered epsilon or delta reads as part n's (an equation's is eps_eq6, Theorem 1's "
+      "eps_thm1, one release's eps_rel)")),
 )
 #: The names an assignment's grader (scripts/grading) asks the student to define: the student's
 #: interface, fixed by the grader's gates, not the book's choice of name.
