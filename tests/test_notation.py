@@ -183,7 +183,8 @@ def test_the_page_covers_every_chapter():
 #: them now: alpha is the Renyi order (the Dirichlet parameter is a, the audit's error
 #: probability beta), beta the audit's error probability (the geometric law's ratio is written
 #: out as e^{-epsilon/2}, or r inside one exercise), pi the stationary distribution (the audit's
-#: atom probability is phi).  The notation page itself names them all.
+#: atom probability is phi), lambda an eigenvalue (a row's leak probability in private_chains is
+#: its delta_i).  The notation page itself names them all.
 ONE_MEANING = {
     r"\alpha": {"many_releases"},
     r"\beta": {"privacy_audit"},
@@ -191,6 +192,7 @@ ONE_MEANING = {
     r"\pi": {"preliminaries", "stationary", "stationary_bounds", "another_chain", "taxi_case_study",
               "baselines_experiments", "errata", "verification_report",
               "privacy_loss", "expected_kl", "exam_final"},
+    r"\lambda": {"stationary", "another_chain"},
 }
 
 
@@ -548,29 +550,31 @@ def test_the_every_chapter_name_check_fails_on_its_fixture():
 
 
 #: ONE_MEANING's letters as a reader sees them outside formulas: in a figure's text or a printed
-#: output (the macro, the Greek letter or its name) and as a whole code name (a name such as
-#: beta_law, the Beta law, or pi_hat is not the letter).  The homes are ONE_MEANING's, with the
+#: output (the macro, the Greek letter or its name) and as a whole code name (beta, pi, lam; a
+#: name such as beta_law, the Beta law, or pi_hat is not the letter).  The homes are ONE_MEANING's, with the
 #: notation page and the assignments of those chapters.
 SEEN_ONE_MEANING = {
     r"\alpha": (r"\\alpha(?![A-Za-z])|\u03b1|\balpha\b", "alpha", set(MANY_RELEASES)),
     r"\beta": (r"\\beta(?![A-Za-z])|\u03b2|\bbeta\b", "beta", set()),
     r"\pi": (r"\\pi(?![A-Za-z])|\u03c0|\bpi\b", "pi", {"../assignments/markov_chains/markov_chains"}),
+    r"\lambda": (r"\\lambda(?![A-Za-z])|\u03bb|\blambda\b", "lam", set()),
 }
 
 
 def one_meaning_clashes(nb, chapter=""):
-    """Figure text, printed outputs and whole code names that use alpha, beta or pi outside the
-    chapters of their one meaning."""
+    """Figure text, printed outputs and whole code names that use alpha, beta, pi or lambda outside
+    the chapters of their one meaning."""
     out = []
     for macro, (pattern, name, homes) in SEEN_ONE_MEANING.items():
         if chapter in ONE_MEANING[macro] | homes | {"notation"}:
             continue
         out += [(macro, text[:80]) for text in seen_text(nb) if re.search(pattern, text)]
-        out += [(macro, n) for n in sorted(set(visible_names(nb))) if n.lower() == name]
+        # Lam, the increment Lambda(a) of privacy_loss, is another letter
+        out += [(macro, n) for n in sorted(set(visible_names(nb))) if n in (name, name.upper())]
     return out
 
 
-def test_alpha_beta_and_pi_keep_one_meaning_outside_formulas():
+def test_alpha_beta_pi_and_lambda_keep_one_meaning_outside_formulas():
     found = {name: clashes for name in _every_notebook()
              if (clashes := one_meaning_clashes(_nb(name), name))}
     assert not found, found
@@ -591,6 +595,11 @@ def test_alpha_beta_and_pi_keep_one_meaning_outside_formulas():
     assert [m for m, _ in one_meaning_clashes(old, "privacy_audit")] == [r"\alpha", r"\pi"]
     assert [m for m, _ in one_meaning_clashes(old, "many_releases")] == [r"\beta", r"\beta", r"\pi"]
     assert [m for m, _ in one_meaning_clashes(old, "stationary")] == [r"\alpha", r"\beta", r"\beta"]
+    # private_chains used to call a row's leak probability lambda, in code and in its output
+    leak = {"cells": [cell("eps0, lam = 0.8, 0.05\n", outputs=["leak \u03bb = 0.05\n"])]}
+    assert sorted(one_meaning_clashes(leak, "private_chains")) == [
+        (r"\lambda", "lam"), (r"\lambda", "leak \u03bb = 0.05\n")]
+    assert one_meaning_clashes(leak, "stationary") == []
     new = {"cells": [cell("ratio = bl.geometric_ratio(eps)\nlaw = beta_law.pdf(x)\n",
                           outputs=["geometric ratio e^(-eps/2) : 0.6065; Beta(a, b)\n"])]}
     assert one_meaning_clashes(new, "baselines") == []
