@@ -20,6 +20,7 @@ a part's (in code: no eps1, delta_2), no $\rho(B)$ ($\rho$ is the category set),
 only as the state space, and no code name alpha for the Dirichlet parameter. Each check has a
 fixture it must fail.
 """
+import ast
 import json
 import re
 from pathlib import Path
@@ -373,8 +374,39 @@ def seen_clashes(nb, chapter=""):
 
 def _strings(source):
     """The string literals of the figure calls of a cell's code (roughly: the rest of the
-    line after each call), as a reader sees them in the figure."""
-    return [line[m.start():] for line in source.splitlines() for m in FIGURE_CALL.finditer(line)]
+    line after each call, and the literals a formatter moved to lines of their own), as a
+    reader sees them in the figure."""
+    return ([line[m.start():] for line in source.splitlines() for m in FIGURE_CALL.finditer(line)]
+            + _strings_on_later_lines(source))
+
+
+def _literal(node):
+    """The text of a string literal; an f-string's fields read as {}."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    return None
+
+
+def _strings_on_later_lines(source):
+    """The string literals of a figure call's arguments that stand on a later line than the
+    call (ruff splits a long call: `ax.set_ylabel(` on one line, its string on the next),
+    which the line-based reading of _strings misses."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = set(re.findall(r"\w+", FIGURE_CALL.pattern.replace("?:", ""))) - {"b"}
+    out = []
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        func = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        parts = [(call.func.end_lineno, a) for a in call.args] if func in names else []
+        parts += [(kw.lineno, kw.value) for kw in call.keywords if kw.arg in names]
+        for line, arg in parts:
+            out += [text for node in ast.walk(arg) if (text := _literal(node)) is not None
+                    and node.lineno > line]
+    return out
 
 
 def seen_text(nb):
@@ -648,6 +680,14 @@ def test_the_seen_text_checks_fail_on_their_fixtures():
     assert [meaning[:14] for meaning, _ in seen_clashes(beta_x)] == [
         "a Beta variabl", "a Beta variabl"] and seen_clashes(
         {"cells": [cell("", outputs=["3. E log V, V ~ Beta(a, b); W ~ Beta(a + 1, b)\n"])]}) == []
+    # a call the formatter split: its string on a line of its own, an f-string's formula
+    # around a field, a label continued on the next line (the line-based reading misses all)
+    split = {"cells": [cell('ax.set_ylabel(\n    r"$\\delta_2(\\epsilon)$"\n)'),
+                       cell('ax.plot(\n    x,\n    y,\n    label=(\n        f"n = {n}: "\n'
+                            '        f"$U = {u:.2f}$"\n    ),\n)')]}
+    assert [meaning[:12] for meaning, _ in seen_clashes(split)] == [
+        "a bare U: th", "epsilon or d", "a numbered e"]
+    assert _strings_on_later_lines('ax.set_title(rf"$\\delta_i$ of row {i}")\nx = "delta_2"\n') == []
     # calligraphic Y is at home in preliminaries, nowhere else
     state_space = {"cells": [cell("", caption="the state space $\\mathcal Y$")]}
     assert seen_clashes(state_space, "preliminaries") == [] and seen_clashes(state_space)
