@@ -357,7 +357,8 @@ MANY_RELEASES_TEXT = (
 #: In every chapter's figure text and printed outputs: the patterns of EVERY_CHAPTER_MATH inside a
 #: formula ($...$), and a numbered epsilon or delta written in Unicode or plain text (a legend's
 #: "\u03b5\u2082", a printed "delta_2"): a bare Y, a bare Delta, a bare U, epsilon/delta with an
-#: index that is not a part's, rho as a function, calligraphic Y outside its chapter.
+#: index that is not a part's, rho as a function, calligraphic Y outside its chapter, a Beta
+#: variable other than V, W (also printed as plain text, "X ~ Beta").
 SEEN_EVERY_CHAPTER = tuple((r"\$[^$]*(?:" + pattern + r")[^$]*\$", meaning, home)
                            for pattern, meaning, home in EVERY_CHAPTER_MATH) + (
     (r"[\u03b5\u03b4][\u2080-\u2089]|\b(?:eps|epsilon|delta)_?\d\b",
@@ -582,11 +583,12 @@ def test_the_every_chapter_name_check_fails_on_its_fixture():
 
 
 #: ONE_MEANING's letters as a reader sees them outside formulas: in a figure's text or a printed
-#: output (the macro, the Greek letter or its name) and as a whole code name (beta, pi, lam; a
-#: name such as beta_law, the Beta law, or pi_hat is not the letter).  The homes are ONE_MEANING's, with the
-#: notation page and the assignments of those chapters.
+#: output (the macro, the Greek letter or its name; matplotlib's keyword alpha= is not the
+#: letter) and as a whole code name (beta, pi, lam; a name such as beta_law, the Beta law, or
+#: pi_hat is not the letter).  The homes are ONE_MEANING's, with the notation page and the
+#: assignments of those chapters.
 SEEN_ONE_MEANING = {
-    r"\alpha": (r"\\alpha(?![A-Za-z])|\u03b1|\balpha\b", "alpha", set(MANY_RELEASES)),
+    r"\alpha": (r"\\alpha(?![A-Za-z])|\u03b1|\balpha\b(?!=)", "alpha", set(MANY_RELEASES)),
     r"\beta": (r"\\beta(?![A-Za-z])|\u03b2|\bbeta\b", "beta", set()),
     r"\pi": (r"\\pi(?![A-Za-z])|\u03c0|\bpi\b", "pi", {"../assignments/markov_chains/markov_chains"}),
     r"\lambda": (r"\\lambda(?![A-Za-z])|\u03bb|\blambda\b", "lam", set()),
@@ -632,7 +634,8 @@ def test_alpha_beta_pi_and_lambda_keep_one_meaning_outside_formulas():
     assert sorted(one_meaning_clashes(leak, "private_chains")) == [
         (r"\lambda", "lam"), (r"\lambda", "leak \u03bb = 0.05\n")]
     assert one_meaning_clashes(leak, "stationary") == []
-    new = {"cells": [cell("ratio = bl.geometric_ratio(eps)\nlaw = beta_law.pdf(x)\n",
+    new = {"cells": [cell('ratio = bl.geometric_ratio(eps)\nlaw = beta_law.pdf(x)\n'
+                          'ax.plot(x, y, label="data", alpha=0.4)\n',
                           outputs=["geometric ratio e^(-eps/2) : 0.6065; Beta(a, b)\n"])]}
     assert one_meaning_clashes(new, "baselines") == []
 
