@@ -17,8 +17,9 @@ formulas, figure text, printed outputs and visible code names give the page's le
 meaning: no bare $Y$ ($Y_t$ is a chain's state), $\Delta$ ($\Delta_n$ the simplex) or $U$ (the
 $U_i$ are Gamma variables), no $\epsilon$ or $\delta$ indexed by a number or a letter that is not
 a part's (in code: no eps1, delta_2), no $\rho(B)$ ($\rho$ is the category set), $\mathcal Y$
-only as the state space, and no code name alpha for the Dirichlet parameter. Each check has a
-fixture it must fail.
+only as the state space, Beta variables $V$, $W$ and Gamma variables $U_i$, no code name alpha
+for the Dirichlet parameter, and alpha, beta, pi, lambda each in the chapters of its one meaning.
+Each check has a fixture it must fail.
 """
 import ast
 import json
@@ -278,6 +279,9 @@ EVERY_CHAPTER_MATH = (
     # a lone letter (not a ratio's denominator, not a component such as C_i) drawn from a Beta law
     (r"(?<![\\\w/])(?<!/ )(?![VW]\b)[A-Za-z]\s*\\sim\s*\\mathrm\{Beta\}",
      "a Beta variable is V or W (or a component of a Dirichlet vector)", set()),
+    # the Gamma construction's variables are U_i (the page: never G_i), their sum S
+    (r"(?<![\\\w/])(?<!/ )(?!U_|S\b)[A-Za-z](?:_\{?\w+\}?)?\s*\\sim\s*\\mathrm\{Gamma\}",
+     "a Gamma variable is U_i (their sum S)", set()),
 )
 
 
@@ -311,7 +315,8 @@ def test_the_every_chapter_patterns_fail_on_their_fixtures():
            r"$\delta_2(\epsilon) \le \delta_3(\epsilon)$",         # privacy_profile's n = 2, 3
            r"$\rho(B) \le \lVert B\rVert$",                        # stationary's spectral radius
            r"$\sum_{y \in \mathcal Y} w_y a_y$",                   # private_chains' other parts
-           r"$X \sim \mathrm{Beta}(a, b)$"]                        # expected_kl's Beta variable
+           r"$X \sim \mathrm{Beta}(a, b)$",                        # expected_kl's Beta variable
+           r"$G_i \sim \mathrm{Gamma}(a_i, 1)$"]                   # the Gamma construction, elsewhere
     assert [math_clashes([m], table) for m in old] == [[(meaning, m)] for m, (_, meaning) in
                                                        zip(old, table)]
     # and the other shapes of each: a uniform draw U, a union's U, a numbered or lettered
@@ -336,7 +341,9 @@ def test_the_every_chapter_patterns_fail_on_their_fixtures():
                          r"$V \sim \mathrm{Beta}(a, b)$", r"$VW \sim \mathrm{Beta}(a, b)$",
                          r"$\tilde C_i \sim \mathrm{Beta}(a_i, a_0 - a_i)$",
                          r"$X_1 \sim \mathrm{Beta}(a_1, a_2)$",
-                         r"$V = X_i / S \sim \mathrm{Beta}(a_i, a_l)$"],
+                         r"$V = X_i / S \sim \mathrm{Beta}(a_i, a_l)$",
+                         r"$U_i \sim \mathrm{Gamma}(kC_i, 1)$", r"$S \sim \mathrm{Gamma}(k)$",
+                         r"$\sum_l U_l \sim \mathrm{Gamma}(k)$"],
                         table) == []
 
 
@@ -364,6 +371,8 @@ SEEN_EVERY_CHAPTER = tuple((r"\$[^$]*(?:" + pattern + r")[^$]*\$", meaning, home
     (r"[\u03b5\u03b4][\u2080-\u2089]|\b(?:eps|epsilon|delta)_?\d\b",
      "a numbered epsilon or delta: an index names a part (i, j, l, r)", set()),
     (r"\b(?![VW]\b)[A-Z]\s*~\s*Beta\b", "a Beta variable is V or W (printed X ~ Beta)", set()),
+    (r"\b(?!U_|S\b)[A-Z](?:_\w+)?\s*~\s*Gamma\b", "a Gamma variable is U_i (printed G_i ~ Gamma)",
+     set()),
 )
 
 
@@ -683,6 +692,10 @@ def test_the_seen_text_checks_fail_on_their_fixtures():
     assert [meaning[:14] for meaning, _ in seen_clashes(beta_x)] == [
         "a Beta variabl", "a Beta variabl"] and seen_clashes(
         {"cells": [cell("", outputs=["3. E log V, V ~ Beta(a, b); W ~ Beta(a + 1, b)\n"])]}) == []
+    # a Gamma variable G_1 printed, and the page's U_1, S
+    assert [meaning[:16] for meaning, _ in seen_clashes(
+        {"cells": [cell("", outputs=["1. E exp(tG_1), G_1 ~ Gamma(a)\n"])]})] == ["a Gamma variable"]
+    assert seen_clashes({"cells": [cell("", outputs=["U_1 ~ Gamma(a), S ~ Gamma(k)\n"])]}) == []
     # a call the formatter split: its string on a line of its own, an f-string's formula
     # around a field, a label continued on the next line (the line-based reading misses all)
     split = {"cells": [cell('ax.set_ylabel(\n    r"$\\delta_2(\\epsilon)$"\n)'),
