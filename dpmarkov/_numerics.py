@@ -318,13 +318,14 @@ def _log_series(a, b, x, log_x):
     is part of the error (infinite where R >= 1: no bound; ``log_betainc`` then keeps
     scipy's value), with the rounding of the terms (each t_n carries at most 3n u, the sum
     n u more) and of the prefix (16u of each of its logarithms, ``betaln`` included).
+    The terms are formed a block at a time (``_series_block``): a running product and a
+    running sum along each row, the same roundings in the same order as one term at a time.
     """
     with np.errstate(all="ignore"):
         prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
         prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
                                    + np.abs(np.log(a)) + np.abs(betaln(a, b)))
         total = np.ones(a.shape)
-        term = np.ones(a.shape)
         r0 = (a + b) * x / (a + 1.0)
         worst = np.maximum(r0, x)
         rest = np.where(worst < 1.0, r0 / (1.0 - worst), np.inf)   # the bound after t_0
@@ -333,19 +334,47 @@ def _log_series(a, b, x, log_x):
         needed = np.log(2.0 ** -60 * (1.0 - worst)) / np.log(worst)
         live = np.flatnonzero((worst < 1.0) & (needed <= _SERIES_TERMS)
                               & np.isfinite(prefix) & np.isfinite(prefix_error))
-        n = 0
+        term = np.ones(live.size)
+        n = 0                                     # terms added so far (the longest row)
         while live.size and n < _SERIES_TERMS:
-            al, bl, xl = a[live], b[live], x[live]
-            ratio = (al + bl + n) * xl / (al + 1.0 + n)
-            term[live] *= ratio
-            total[live] += term[live]
-            n += 1
-            ratio_next = (al + bl + n) * xl / (al + 1.0 + n)
-            worst = np.maximum(ratio_next, xl)
-            rest[live] = np.where(worst < 1.0, term[live] * ratio_next / (1.0 - worst), np.inf)
-            live = live[~(rest[live] <= 2.0 ** -60 * total[live])]
+            width = int(min(_SERIES_TERMS - n, max(8, np.ceil(needed[live].max()) + 2 - n),
+                            max(8, _BLOCK_ELEMENTS // live.size)))
+            done, stop, s_term, s_total, s_rest = _series_block(
+                a[live], b[live], x[live], term, total[live], n, width)
+            total[live], rest[live] = s_total, s_rest
+            n += int(stop[done].max() + 1) if done.all() else width
+            live, term = live[~done], s_term[~done]
         error = prefix_error + np.log1p(rest / total) + 4.0 * (n + 1) * U
     return prefix + np.log(total), error
+
+
+#: ``_log_series`` forms at most about this many terms at once (a block of rows x terms).
+_BLOCK_ELEMENTS = 2 ** 16
+
+
+def _series_block(a, b, x, term, total, n, width):
+    """Terms n + 1 ... n + ``width`` of ``_log_series``'s sum for each row (1-d a, b, x).
+
+    ``term``: t_n of each row, ``total``: its partial sum.  Returns (done, stop, term,
+    total, rest): ``done`` where the remainder's bound fell to 2^-60 of the sum, at the
+    column ``stop`` (the terms taken there: n + stop + 1); term, total and rest at that
+    column, or at the last one where not done.  The product t_(n+j+1) = t_(n+j) r_(n+j)
+    and the sum are accumulated along the row, left to right.
+    """
+    steps = n + np.arange(width + 1.0)                      # r_n ... r_(n + width)
+    ratio = (a + b)[:, None] + steps
+    ratio *= x[:, None]
+    ratio /= (a + 1.0)[:, None] + steps
+    terms = np.multiply.accumulate(np.column_stack([term, ratio[:, :-1]]), axis=1)[:, 1:]
+    totals = np.add.accumulate(np.column_stack([total, terms]), axis=1)[:, 1:]
+    ratio_next = ratio[:, 1:]
+    worst = np.maximum(ratio_next, x[:, None])
+    rest = np.where(worst < 1.0, terms * ratio_next / (1.0 - worst), np.inf)
+    small = rest <= 2.0 ** -60 * totals
+    done = small.any(axis=1)
+    stop = np.where(done, small.argmax(axis=1), width - 1)
+    rows = np.arange(a.size)
+    return done, stop, terms[rows, stop], totals[rows, stop], rest[rows, stop]
 
 
 def log_betainc(a, b, x, log_x=None, *, error=False):

@@ -180,6 +180,10 @@ def test_papers_epsilon_delta_hold_on_the_grade_parameters():
     (lambda: dm.epsilon_for_delta(0.0, 20.6, 98, 5, 8), "0 < delta < 1"),
     (lambda: dm.epsilon_for_delta(1.0, 20.6, 98, 5, 8), "0 < delta < 1"),
     (lambda: dm.epsilon_for_delta(np.inf, 20.6, 98, 5, 8), "finite"),
+    # k*c/N near the float maximum: the tails' bounds overflow and the profile is the trivial
+    # 1 at every epsilon (was scipy's "f(a) and f(b) must have different signs")
+    (lambda: dm.epsilon_for_delta(0.9, 1.7976931348623157e308, 3, 2, 1),
+     r"delta=0.9, k=1.797.*e\+308: .* no epsilon can be certified"),
     (lambda: dm.hockey_stick(1.0, [3, 7], [3, 7], 5.0), "not adjacent"),
     (lambda: dm.hockey_stick(1.0, [3, 1], [4, 0], 5.0), "zero count"),
     (lambda: dm.hockey_stick(-1.0, [3, 7], [4, 6], 5.0), ">= 0"),
@@ -330,7 +334,7 @@ def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
                                       k, N)[0, 0]
     # (the first design no longer needs the fallback since the pair's root is taken on its
     # safe side; the second still does)
-    e_pair = pr._root(pair, d)
+    e_pair = pr._root(pair, d, k / N, k)
     fallback = _pairs.two_category_max(np.array([e_pair]), k, N, m)[0][0] > max(pair(e_pair), d)
     assert fallback or k == 1.5e7
     got = dm.epsilon_for_delta(d, k, N, 2, m)
@@ -339,11 +343,15 @@ def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
 
 
 @pytest.mark.parametrize("d, k, N, n, m", [(1e-6, 20.6, 98, 5, 8), (3e-9, 2.1, 1401, 69, 20),
-                                           (0.05, 60.0, 20, 3, 2), (1e-10, 7.0, 1000, 2, 30)])
+                                           (0.05, 60.0, 20, 3, 2), (1e-10, 7.0, 1000, 2, 30),
+                                           (1e-3, 1e12, 75, 3, 15), (1e-3, 1e307, 75, 3, 15)])
 def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k, N, n, m):
     # the root search evaluates the pair through pair_terms once and pair_profile_at per
     # eps; the root must be the one Brent's method finds on pair_profile itself, to the
-    # last bit (a changed data term, h or Beta parameter would move it)
+    # last bit (a changed data term, h or Beta parameter would move it), in the bracket
+    # [2^(p-1), 2^p] a walk up from 1 finds (the search starts near h = k/N instead: at
+    # k = 1e12 and 1e307 the root is about 2^30 and 2^1012, where a bracket one power off
+    # would change Brent's steps and so the last bits)
     from scipy.optimize import brentq
     c_j = float(m + 1 if n >= 3 else N - m)
     pair = lambda e: _pairs.pair_profile(np.array([e]), np.array([float(m)]), np.array([c_j]),
@@ -358,6 +366,83 @@ def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k,
     terms = _pairs.pair_terms(np.array([float(m)]), np.array([c_j]), k, N)
     assert np.array_equal(_pairs.pair_profile_at(eps, *terms),
                           _pairs.pair_profile(eps, np.array([float(m)]), np.array([c_j]), k, N))
+
+
+@pytest.mark.parametrize("k", [1e7, 1e12, 1e16, 1e307, 1.7976931348623157e308])
+def test_epsilon_for_delta_at_huge_k_does_little_work(k, work):
+    # counted, not timed (tests/conftest.py): the root search at k = 1e12 and 1e16 took
+    # 72,000 and 99,000 function calls when the Beta tails' series (below 1e-200) was summed
+    # one term per numpy step, up to 2000 steps per tail; at k >= 1e307 it took 190,000 when
+    # the bracket was walked up from 1 in 1000 doublings.  Now 15,000 at most.
+    with work(calls=30_000, memory=2**24):
+        e = dm.epsilon_for_delta(1e-3, k, 75, 3, 15)
+    assert 0 < e < k and dm.privacy_profile(e, k, 75, 3, 15) <= 1e-3
+
+
+def test_epsilon_for_delta_when_the_pair_is_below_delta_at_zero_but_the_profile_is_not():
+    # n = 2, N = 1e5, m = 1000, k = 10: at eps = 0 another pair's H exceeds the pair
+    # (m, N - m)'s by 1.4e-9 relative (rounding noise or the flat block's margin); a delta
+    # between the two has no root on that pair (scipy's brentq raised "f(a) and f(b) must
+    # have different signs"): the root is taken on the whole profile, on its safe side,
+    # within Brent's absolute tolerance (1e-12) and its safe-side steps of eps = 0
+    N, m, k = 10**5, 1000, 10.0
+    pair = _pairs.pair_profile(np.array([0.0]), np.array([float(m)]), np.array([float(N - m)]),
+                               k, N)[0, 0]
+    top = dm.privacy_profile(0.0, k, N, 2, m)
+    assert pair < top                                   # the case this test is about
+    d = (pair + top) / 2
+    e = dm.epsilon_for_delta(d, k, N, 2, m)
+    assert 0 < e < 1e-11 and dm.privacy_profile(e, k, N, 2, m) <= d
+
+
+def _log_series_term_by_term(a, b, x, log_x):
+    """``_numerics._log_series`` as it was, one term per step for every row at once: the
+    reference the blocked sum must equal to the last bit."""
+    from scipy.special import betaln
+    U, terms_max = 2.0 ** -53, 2000
+    with np.errstate(all="ignore"):
+        prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
+        prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
+                                   + np.abs(np.log(a)) + np.abs(betaln(a, b)))
+        total, term = np.ones(a.shape), np.ones(a.shape)
+        r0 = (a + b) * x / (a + 1.0)
+        worst = np.maximum(r0, x)
+        rest = np.where(worst < 1.0, r0 / (1.0 - worst), np.inf)
+        needed = np.log(2.0 ** -60 * (1.0 - worst)) / np.log(worst)
+        live = np.flatnonzero((worst < 1.0) & (needed <= terms_max) & np.isfinite(prefix)
+                              & np.isfinite(prefix_error))
+        n = 0
+        while live.size and n < terms_max:
+            al, bl, xl = a[live], b[live], x[live]
+            term[live] *= (al + bl + n) * xl / (al + 1.0 + n)
+            total[live] += term[live]
+            n += 1
+            ratio_next = (al + bl + n) * xl / (al + 1.0 + n)
+            worst = np.maximum(ratio_next, xl)
+            rest[live] = np.where(worst < 1.0, term[live] * ratio_next / (1.0 - worst), np.inf)
+            live = live[~(rest[live] <= 2.0 ** -60 * total[live])]
+        error = prefix_error + np.log1p(rest / total) + 4.0 * (n + 1) * U
+    return prefix + np.log(total), error
+
+
+def test_tail_series_summed_in_blocks_equals_the_sum_term_by_term():
+    # shapes from 1e-3 to 1e12 at points from far below the mean (a few terms) to just below
+    # it (hundreds to 2000 terms, or the t_0 bound beyond), in one batch: every row stops at
+    # its own term, and the error term counts the longest row's terms; a block that summed
+    # in another order, stopped a row one term early or late, or counted the terms wrongly
+    # would change the last bits
+    from dpmarkov import _numerics
+    rng = np.random.default_rng(3)
+    a, b = 10.0 ** rng.uniform(-3, 12, (2, 400))
+    x = a / (a + b) * (1 - 10.0 ** rng.uniform(-6, 0, 400))
+    got = _numerics._log_series(a, b, x, np.log(x))
+    want = _log_series_term_by_term(a, b, x, np.log(x))
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    # and row by row (the longest row alone sets each error's term count)
+    for i in range(0, 400, 37):
+        one = _numerics._log_series(a[i:i + 1], b[i:i + 1], x[i:i + 1], np.log(x[i:i + 1]))
+        ref = _log_series_term_by_term(a[i:i + 1], b[i:i + 1], x[i:i + 1], np.log(x[i:i + 1]))
+        assert one[0][0] == ref[0][0] and one[1][0] == ref[1][0]
 
 
 # ------------------------------------------------ outward rounding (issue 27, item 1)
