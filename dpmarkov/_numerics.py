@@ -26,7 +26,7 @@ privacy profile" (the Beta tails).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import betainc, betaln
+from scipy.special import betainc, betaln, gammaln
 
 #: Stirling's series is used from this argument on (``lgamma_increment_scaled``; ``accuracy``).
 SERIES_FROM = 10.0
@@ -317,14 +317,18 @@ def _log_series(a, b, x, log_x):
     remainder's bound r_0 / (1 - R_0) (sound, looser).  The remainder's bound log1p(rest/S)
     is part of the error (infinite where R >= 1: no bound; ``log_betainc`` then keeps
     scipy's value), with the rounding of the terms (each t_n carries at most 3n u, the sum
-    n u more) and of the prefix (16u of each of its logarithms, ``betaln`` included).
+    n u more) and of the prefix (16u of each of its logarithms, those of the three log-gammas
+    of ``betaln`` included).
     The terms are formed a block at a time (``_series_block``): a running product and a
     running sum along each row, the same roundings in the same order as one term at a time.
     """
     with np.errstate(all="ignore"):
         prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
+        # betaln(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b) loses to cancellation what
+        # its pieces carry (up to 100 times 16u |betaln| at large shapes against mpmath)
         prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
-                                   + np.abs(np.log(a)) + np.abs(betaln(a, b)))
+                                   + np.abs(np.log(a)) + np.abs(gammaln(a))
+                                   + np.abs(gammaln(b)) + np.abs(gammaln(a + b)))
         total = np.ones(a.shape)
         r0 = (a + b) * x / (a + 1.0)
         worst = np.maximum(r0, x)
@@ -377,6 +381,12 @@ def _series_block(a, b, x, term, total, n, width):
     return done, stop, terms[rows, stop], totals[rows, stop], rest[rows, stop]
 
 
+#: The largest a + b for which ``log_betainc`` certifies a value (2^53, 100 times below
+#: where scipy's betainc starts returning 0 for tails near 1/2; checked against mpmath in
+#: tests/test_profile.py); above it the tail is unknown and the callers use I <= 1.
+MAX_SHAPE = 2.0 ** 53
+
+
 def log_betainc(a, b, x, log_x=None, *, error=False):
     """log I_x(a, b), the lower tail of Beta(a, b) at x (0 < x < 1, a, b > 0), as a logarithm.
 
@@ -387,6 +397,7 @@ def log_betainc(a, b, x, log_x=None, *, error=False):
     has it more accurately than from x (x itself may then underflow to 0, where the series'
     terms beyond the first are 0 and the prefix carries the value).  With ``error=True``
     also a bound on the absolute error of the logarithm (the errors of a, b and x excluded).
+    Where a + b > ``MAX_SHAPE``: the value 0 with an infinite bound (nothing certified).
     Broadcasts.
     """
     a, b, x = np.broadcast_arrays(*(np.asarray(v, float) for v in (a, b, x)))
@@ -400,6 +411,10 @@ def log_betainc(a, b, x, log_x=None, *, error=False):
     bad = np.isnan(value)
     value[bad], bound[bad] = 0.0, np.inf
     low = ~(direct >= BETAINC_TRUSTED)
+    # shapes above MAX_SHAPE: no certified value (scipy returns 0 near the mean from a + b
+    # about 1e19, the series' log-gammas cancel beyond recovery): log 1 with no bound
+    huge = a + b > MAX_SHAPE
+    value[huge], bound[huge], low[huge] = 0.0, np.inf, False
     if low.any():
         series, series_error = _log_series(a[low], b[low], x[low], log_x[low])
         # no bound on the remainder, or shapes so large (k near the float maximum) that the

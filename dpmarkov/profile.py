@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks, _pairs
+from ._numerics import MAX_SHAPE
 from ._pairs import (MAX_LIST, MAX_N_TWO, pair_profile_at, pair_terms, profile_one_k,
                      scalar_pair_design, two_categories_exact, two_category_max)
 from .loss import adjacent_indices
@@ -297,7 +298,9 @@ def privacy_profile(epsilon, k, N, n, min_count):
     pair's divergence carries a bound on its own floating-point error (the Beta tails'
     budget ``BETAINC_REL``, or the series in logs below 1e-200, and every rounding after
     them; ``pair_profile``), as ``epsilon`` does, down to the smallest double (a subnormal
-    value is raised by the spacings its roundings can lose).  ``epsilon`` (>= 0) and ``k`` broadcast
+    value is raised by the spacings its roundings can lose).  Where the Beta shapes
+    k (c_i + c_j)/N exceed 2^53 (``_numerics.MAX_SHAPE``) no tail is certified in double
+    precision and the profile is the trivial bound 1.  ``epsilon`` (>= 0) and ``k`` broadcast
     together; ``N``, ``n``, ``min_count`` are scalars.  Book: "The tight privacy profile".
 
     Parameters
@@ -440,7 +443,8 @@ def epsilon_for_delta(delta, k, N, n, min_count):
     it is the worst pair there; if not (at tiny epsilon other pairs can exceed it by
     rounding noise, about 1e-8 relative at N = 1e9, or a flat profile's bound by 1e-6),
     an epsilon above it at which the whole profile is <= delta, within 1e-6 relative
-    of the crossing.  Returns 0 when
+    of the crossing.  The bracket search starts at the power of two below k/N (``_root``),
+    so a huge k costs a few evaluations.  Returns 0 when
     delta is at least the profile at epsilon = 0 (the total variation distance).
     ``delta`` in (0, 1) and ``k`` broadcast together; ``N``, ``n``, ``min_count`` are
     scalars.  Book: "The tight privacy profile".
@@ -469,8 +473,8 @@ def epsilon_for_delta(delta, k, N, n, min_count):
     ValueError
         If some delta is outside (0, 1) or not finite, some k is not positive, delta and
         k do not broadcast, N, n or min_count is not one whole number in its range, no
-        two adjacent count vectors differ (N < n*min_count + 1), or n = 2 with N above
-        2**53.
+        two adjacent count vectors differ (N < n*min_count + 1), n = 2 with N above
+        2**53, or k (c_i + c_j)/N of the worst pair above 2**53 (no tail certified there).
     TypeError
         If an argument is a bool, text or not a number.
 
@@ -487,6 +491,15 @@ def epsilon_for_delta(delta, k, N, n, min_count):
         raise ValueError(f"delta={_checks.first_bad(d, bad)!r} must satisfy 0 < delta < 1")
     k, N, n, m = _design(k, N, n, min_count)
     d, k = _together("delta", d, k)
+    # the worst pair's Beta shapes k (c_i + c_j)/N: beyond MAX_SHAPE no tail is certified
+    # and the profile is the trivial 1 at every epsilon; refused before any search
+    with np.errstate(over="ignore"):
+        widest = k / N * ((2 * m + 1) if n >= 3 else N)
+    if np.any(widest > MAX_SHAPE):
+        raise ValueError(
+            f"k={_checks.first_bad(k, widest > MAX_SHAPE)!r} with N={N}, n={n}, "
+            f"min_count={m}: the Beta shapes k*(c_i + c_j)/N exceed 2**53, where the "
+            "profile's tails are not certified in double precision, so no epsilon can be")
     out = np.array([_epsilon_one(float(t), float(kv), N, n, m)
                     for t, kv in zip(d.ravel(), k.ravel())]).reshape(d.shape)
     return out if out.ndim else float(out)

@@ -183,7 +183,7 @@ def test_papers_epsilon_delta_hold_on_the_grade_parameters():
     # k*c/N near the float maximum: the tails' bounds overflow and the profile is the trivial
     # 1 at every epsilon (was scipy's "f(a) and f(b) must have different signs")
     (lambda: dm.epsilon_for_delta(0.9, 1.7976931348623157e308, 3, 2, 1),
-     r"delta=0.9, k=1.797.*e\+308: .* no epsilon can be certified"),
+     r"k=1.797.*e\+308 with N=3, n=2, min_count=1: .* exceed 2\*\*53"),
     (lambda: dm.hockey_stick(1.0, [3, 7], [3, 7], 5.0), "not adjacent"),
     (lambda: dm.hockey_stick(1.0, [3, 1], [4, 0], 5.0), "zero count"),
     (lambda: dm.hockey_stick(-1.0, [3, 7], [4, 6], 5.0), ">= 0"),
@@ -344,13 +344,13 @@ def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
 
 @pytest.mark.parametrize("d, k, N, n, m", [(1e-6, 20.6, 98, 5, 8), (3e-9, 2.1, 1401, 69, 20),
                                            (0.05, 60.0, 20, 3, 2), (1e-10, 7.0, 1000, 2, 30),
-                                           (1e-3, 1e12, 75, 3, 15), (1e-3, 1e307, 75, 3, 15)])
+                                           (1e-3, 1e12, 75, 3, 15), (1e-3, 1e15, 75, 3, 15)])
 def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k, N, n, m):
     # the root search evaluates the pair through pair_terms once and pair_profile_at per
     # eps; the root must be the one Brent's method finds on pair_profile itself, to the
     # last bit (a changed data term, h or Beta parameter would move it), in the bracket
     # [2^(p-1), 2^p] a walk up from 1 finds (the search starts near h = k/N instead: at
-    # k = 1e12 and 1e307 the root is about 2^30 and 2^1012, where a bracket one power off
+    # k = 1e12 and 1e15 the root is about 2^30 and 2^40, where a bracket one power off
     # would change Brent's steps and so the last bits)
     from scipy.optimize import brentq
     c_j = float(m + 1 if n >= 3 else N - m)
@@ -368,15 +368,39 @@ def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k,
                           _pairs.pair_profile(eps, np.array([float(m)]), np.array([c_j]), k, N))
 
 
-@pytest.mark.parametrize("k", [1e7, 1e12, 1e16, 1e307, 1.7976931348623157e308])
+@pytest.mark.parametrize("k", [1e7, 1e12, 1e16])
 def test_epsilon_for_delta_at_huge_k_does_little_work(k, work):
     # counted, not timed (tests/conftest.py): the root search at k = 1e12 and 1e16 took
     # 72,000 and 99,000 function calls when the Beta tails' series (below 1e-200) was summed
-    # one term per numpy step, up to 2000 steps per tail; at k >= 1e307 it took 190,000 when
-    # the bracket was walked up from 1 in 1000 doublings.  Now 15,000 at most.
+    # one term per numpy step, up to 2000 steps per tail, and a walk up from 1 to the
+    # bracket takes log2(k/N) evaluations.  Now 15,000 at most.
     with work(calls=30_000, memory=2**24):
         e = dm.epsilon_for_delta(1e-3, k, 75, 3, 15)
     assert 0 < e < k and dm.privacy_profile(e, k, 75, 3, 15) <= 1e-3
+
+
+@pytest.mark.parametrize("k, N, n", [(1e307, 75, 3), (1e308, 75, 2),
+                                     (1.7976931348623157e308, 75, 3), (1e18, 75, 2)])
+def test_epsilon_for_delta_beyond_the_certified_shapes_is_refused_at_once(k, N, n, work):
+    # the Beta shapes k (c_i + c_j)/N above 2**53 (MAX_SHAPE): the package returned roots there
+    # (20 s each before the bracket started at k/N), and at k = 1e308, n = 2 the pair
+    # (15, 60) it solved on has u 7e-15 ABOVE the mean of P's Beta law, so its divergence
+    # there is about 1 (60-digit mpmath below), while scipy's betainc said 0 and the profile
+    # TINY: an understated loss.  Now refused before any search, and the profile there is
+    # the trivial (sound) 1
+    with work(calls=2_000, memory=2**20):
+        with pytest.raises(ValueError, match=r"k=.* exceed 2\*\*53"):
+            dm.epsilon_for_delta(1e-3, k, N, n, 15)
+    assert dm.privacy_profile(1e-3 * k / N, k, N, n, 15) == 1.0
+    if k == 1e308:
+        import mpmath as mp
+        with mp.workdps(400):
+            K, H = mp.mpf(k), mp.mpf(k) / N
+            a_i, a_j = K * 15 / N, K * 60 / N
+            lbeta = lambda a, b: mp.loggamma(a) + mp.loggamma(b) - mp.loggamma(a + b)
+            D = lbeta(a_i + H, a_j - H) - lbeta(a_i, a_j)
+            u = 1 / (1 + mp.exp((mp.mpf(5.466181004613428e+304) - D) / H))   # the old root
+            assert u > a_i / (a_i + a_j) * (1 + mp.mpf(5e-15))
 
 
 def test_epsilon_for_delta_when_the_pair_is_below_delta_at_zero_but_the_profile_is_not():
@@ -398,12 +422,13 @@ def test_epsilon_for_delta_when_the_pair_is_below_delta_at_zero_but_the_profile_
 def _log_series_term_by_term(a, b, x, log_x):
     """``_numerics._log_series`` as it was, one term per step for every row at once: the
     reference the blocked sum must equal to the last bit."""
-    from scipy.special import betaln
+    from scipy.special import betaln, gammaln
     U, terms_max = 2.0 ** -53, 2000
     with np.errstate(all="ignore"):
         prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
         prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
-                                   + np.abs(np.log(a)) + np.abs(betaln(a, b)))
+                                   + np.abs(np.log(a)) + np.abs(gammaln(a))
+                                   + np.abs(gammaln(b)) + np.abs(gammaln(a + b)))
         total, term = np.ones(a.shape), np.ones(a.shape)
         r0 = (a + b) * x / (a + 1.0)
         worst = np.maximum(r0, x)
@@ -443,6 +468,43 @@ def test_tail_series_summed_in_blocks_equals_the_sum_term_by_term():
         one = _numerics._log_series(a[i:i + 1], b[i:i + 1], x[i:i + 1], np.log(x[i:i + 1]))
         ref = _log_series_term_by_term(a[i:i + 1], b[i:i + 1], x[i:i + 1], np.log(x[i:i + 1]))
         assert one[0][0] == ref[0][0] and one[1][0] == ref[1][0]
+
+
+
+def _log_betainc_series_hp(a, b, x):
+    """log I_x(a, b) by DLMF 8.17.8 at 40 + log10(a + b) digits, for x <= half the mean: the
+    ratios are below about 1/2, so 200 terms leave a remainder below 1e-55 of the sum."""
+    import mpmath as mp
+    with mp.workdps(40 + int(math.log10(a + b))):
+        a, b, x = mp.mpf(a), mp.mpf(b), mp.mpf(x)
+        total, term = mp.mpf(1), mp.mpf(1)
+        for j in range(200):
+            term *= (a + b + j) * x / (a + 1 + j)
+            total += term
+        return (a * mp.log(x) + b * mp.log1p(-x) - mp.log(a) - mp.loggamma(a) - mp.loggamma(b)
+                + mp.loggamma(a + b) + mp.log(total))
+
+
+def test_log_betainc_error_bound_holds_against_mpmath_at_large_shapes():
+    # tails far below 1e-200 (the series in logs) at shapes 1 ... 1e15: the error bound must
+    # cover the float value's distance to 40-digit mpmath.  The prefix's bound counted 16u of
+    # |betaln(a, b)|, which scipy forms as lgamma(a) + lgamma(b) - lgamma(a + b) and misses by
+    # up to 100 times that (a = 4e14, b = 4e16); it now counts the three log-gammas
+    from dpmarkov import _numerics
+    rng = np.random.default_rng(5)
+    a = 10.0 ** rng.uniform(0, 15, 60)
+    b = a * 10.0 ** rng.uniform(-2, 2, 60)
+    x = a / (a + b) * rng.choice([0.5, 0.1, 1e-3], 60)
+    value, error = _numerics.log_betainc(a, b, x, error=True)
+    for ai, bi, xi, v, e in zip(a, b, x, value, error):
+        ref = _log_betainc_series_hp(ai, bi, xi)
+        assert abs(v - ref) <= e, (ai, bi, xi, v, e, float(v - ref))
+    # above MAX_SHAPE = 2**53 nothing is certified: scipy's betainc returns 0 near the mean
+    # from a + b about 1e19 (here the tail is about 1/2) and the series' log-gammas cancel
+    big = np.array([2.5e19, 2.0 ** 52 + 1.0])
+    value, error = _numerics.log_betainc(big, 4 * big, 0.2 * (1 - 1e-14), error=True)
+    assert np.all(value == 0.0) and np.all(np.isinf(error))
+    assert _numerics.MAX_SHAPE == 2.0 ** 53
 
 
 # ------------------------------------------------ outward rounding (issue 27, item 1)
