@@ -21,8 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks
-from ._numerics import (TINY, U, above_floor, increment_difference, log_lower_tail, outward,
-                        outward_probability)
+from ._numerics import TINY, U, above_floor, increment_difference, log_lower_tail, outward
 
 def adjacent_indices_named(counts, counts_prime, prime_name):
     """``adjacent_indices`` with the caller's name for the second vector in its messages
@@ -161,12 +160,8 @@ def pair_profile_at(eps, h, a_i, a_j, data):
         # the exponential and the product may each round a subnormal result down by a TINY
         bound = above_floor(outward(np.maximum(out, 0.0), error), slack=3)
     bound = np.where(np.isneginf(log_p), 0.0, bound)
-    # H <= P (e^eps Q >= 0): P's own outward bound caps H, and stands in for it where the
-    # difference is lost (at huge k, P underflows to 0 while e^r overflows: 0 * inf)
-    cap = np.where(np.isfinite(err_p), outward_probability(log_p, err_p), 1.0)
-    usable = np.isfinite(err_p) & np.isfinite(err_q) & ~np.isnan(bound)
-    # no usable tail at all (k near the float maximum: the bounds overflow): the trivial bound
-    bound = np.where(usable, np.minimum(bound, cap), cap)
+    # no usable tail (k near the float maximum: the bounds overflow): the trivial bound
+    bound = np.where(np.isfinite(err_p) & np.isfinite(err_q) & ~np.isnan(bound), bound, 1.0)
     return np.minimum(np.maximum(bound, TINY), 1.0)
 
 
