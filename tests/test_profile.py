@@ -507,6 +507,50 @@ def test_log_betainc_error_bound_holds_against_mpmath_at_large_shapes():
     assert _numerics.MAX_SHAPE == 2.0 ** 53
 
 
+
+def _pair_divergence_hp(eps, k, N, c_i, c_j):
+    """H_eps of the pair (c_i, c_j) (c' = c + e_i - e_j) at 40 digits past k's magnitude, for
+    any k: P(W < u) - e^eps Q(W < u), W = x_i / (x_i + x_j) ~ Beta(k c_i/N, k c_j/N) under P and
+    Beta(k (c_i + 1)/N, k (c_j - 1)/N) under Q, u the threshold where the loss is eps; each
+    tail by quadrature in z = logit(w) on panels of 2^-12 ... 2^12 times the law's width
+    sqrt(1/a + 1/b) below logit(u) (hp.hockey_stick's panels of width 1 and 10 miss a law
+    of width 1e-6 at k = 1e12)."""
+    import mpmath as mp
+    with mp.workdps(40 + int(math.log10(k))):
+        eps, k, N = mp.mpf(eps), mp.mpf(k), mp.mpf(N)
+        h, a_i, a_j = k / N, k * c_i / N, k * c_j / N
+
+        def lbeta(a, b):
+            return mp.loggamma(a) + mp.loggamma(b) - mp.loggamma(a + b)
+        z_u = (lbeta(a_i + h, a_j - h) - lbeta(a_i, a_j) - eps) / h
+
+        def log_tail(a, b):
+            def log_f(z):
+                return a * z - (a + b) * mp.log1p(mp.exp(z)) - lbeta(a, b)
+            width, peak = mp.sqrt(1 / a + 1 / b), log_f(min(z_u, mp.log(a / b)))
+            panels = [mp.ninf] + [z_u - width * mp.mpf(2) ** j for j in range(12, -13, -1)]
+            return peak + mp.log(mp.quad(lambda z: mp.exp(log_f(z) - peak), panels + [z_u]))
+        return mp.exp(log_tail(a_i, a_j)) - mp.exp(eps + log_tail(a_i + h, a_j - h))
+
+
+@pytest.mark.parametrize("k, n", [(1e6, 3), (1e12, 3), (1e15, 3), (1e12, 2)])
+def test_epsilon_for_delta_at_large_k_is_sound_and_tight_against_mpmath(k, n):
+    # up to the largest certified shapes (k (c_i + c_j)/N = 4e14 at k = 1e15): the worst
+    # pair's 40-digit divergence at the returned eps is <= delta (its outward rounding: 3e-6
+    # relative at k = 1e12, 2.5e-5 at 1e15) and above delta 1e-9 relative below it (the
+    # scale on which H falls from delta to 0 is about 1e-4 of eps at k = 1e12).  The worst
+    # pair: (m, m + 1) for n >= 3, (m, N - m) for n = 2 at eps > 0 (tested above)
+    N, m, d = 75, 15, 1e-3
+    if k == 1e6:        # the reference is the package's quadrature twin where that one works
+        c = [m, m + 1, N - 2 * m - 1]
+        assert _pair_divergence_hp(0.7, 20.6, N, m, m + 1) == pytest.approx(
+            hp.hockey_stick(0.7, c, [m + 1, m, c[2]], 20.6), rel=1e-25)
+    e = dm.epsilon_for_delta(d, k, N, n, m)
+    c_j = m + 1 if n >= 3 else N - m
+    assert _pair_divergence_hp(e, k, N, m, c_j) <= d
+    assert _pair_divergence_hp(e * (1 - 1e-9), k, N, m, c_j) > d
+
+
 # ------------------------------------------------ outward rounding (issue 27, item 1)
 def _worst_pairs_hp(eps, k, N, n, m):
     """The largest 60-digit H_eps over the pairs that can be worst: (m, m + 1) for n >= 3;
