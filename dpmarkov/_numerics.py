@@ -26,7 +26,7 @@ privacy profile" (the Beta tails).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import betainc, betaln
+from scipy.special import betainc, betaln, gammaln
 
 #: Stirling's series is used from this argument on (``lgamma_increment_scaled``; ``accuracy``).
 SERIES_FROM = 10.0
@@ -317,14 +317,19 @@ def _log_series(a, b, x, log_x):
     remainder's bound r_0 / (1 - R_0) (sound, looser).  The remainder's bound log1p(rest/S)
     is part of the error (infinite where R >= 1: no bound; ``log_betainc`` then keeps
     scipy's value), with the rounding of the terms (each t_n carries at most 3n u, the sum
-    n u more) and of the prefix (16u of each of its logarithms, ``betaln`` included).
+    n u more) and of the prefix (16u of each of its logarithms, those of the three log-gammas
+    of ``betaln`` included).
+    The terms are formed a block at a time (``_series_block``): a running product and a
+    running sum along each row, the same roundings in the same order as one term at a time.
     """
     with np.errstate(all="ignore"):
         prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
+        # betaln(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b) loses to cancellation what
+        # its pieces carry (up to 100 times 16u |betaln| at large shapes against mpmath)
         prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
-                                   + np.abs(np.log(a)) + np.abs(betaln(a, b)))
+                                   + np.abs(np.log(a)) + np.abs(gammaln(a))
+                                   + np.abs(gammaln(b)) + np.abs(gammaln(a + b)))
         total = np.ones(a.shape)
-        term = np.ones(a.shape)
         r0 = (a + b) * x / (a + 1.0)
         worst = np.maximum(r0, x)
         rest = np.where(worst < 1.0, r0 / (1.0 - worst), np.inf)   # the bound after t_0
@@ -333,19 +338,53 @@ def _log_series(a, b, x, log_x):
         needed = np.log(2.0 ** -60 * (1.0 - worst)) / np.log(worst)
         live = np.flatnonzero((worst < 1.0) & (needed <= _SERIES_TERMS)
                               & np.isfinite(prefix) & np.isfinite(prefix_error))
-        n = 0
+        term = np.ones(live.size)
+        n = 0                                     # terms added so far (the longest row)
         while live.size and n < _SERIES_TERMS:
-            al, bl, xl = a[live], b[live], x[live]
-            ratio = (al + bl + n) * xl / (al + 1.0 + n)
-            term[live] *= ratio
-            total[live] += term[live]
-            n += 1
-            ratio_next = (al + bl + n) * xl / (al + 1.0 + n)
-            worst = np.maximum(ratio_next, xl)
-            rest[live] = np.where(worst < 1.0, term[live] * ratio_next / (1.0 - worst), np.inf)
-            live = live[~(rest[live] <= 2.0 ** -60 * total[live])]
+            width = int(min(_SERIES_TERMS - n, max(8, np.ceil(needed[live].max()) + 2 - n),
+                            max(8, _BLOCK_ELEMENTS // live.size)))
+            done, stop, s_term, s_total, s_rest = _series_block(
+                a[live], b[live], x[live], term, total[live], n, width)
+            total[live], rest[live] = s_total, s_rest
+            n += int(stop[done].max() + 1) if done.all() else width
+            live, term = live[~done], s_term[~done]
         error = prefix_error + np.log1p(rest / total) + 4.0 * (n + 1) * U
     return prefix + np.log(total), error
+
+
+#: ``_log_series`` forms at most about this many terms at once (a block of rows x terms).
+_BLOCK_ELEMENTS = 2 ** 16
+
+
+def _series_block(a, b, x, term, total, n, width):
+    """Terms n + 1 ... n + ``width`` of ``_log_series``'s sum for each row (1-d a, b, x).
+
+    ``term``: t_n of each row, ``total``: its partial sum.  Returns (done, stop, term,
+    total, rest): ``done`` where the remainder's bound fell to 2^-60 of the sum, at the
+    column ``stop`` (the terms taken there: n + stop + 1); term, total and rest at that
+    column, or at the last one where not done.  The product t_(n+j+1) = t_(n+j) r_(n+j)
+    and the sum are accumulated along the row, left to right.
+    """
+    steps = n + np.arange(width + 1.0)                      # r_n ... r_(n + width)
+    ratio = (a + b)[:, None] + steps
+    ratio *= x[:, None]
+    ratio /= (a + 1.0)[:, None] + steps
+    terms = np.multiply.accumulate(np.column_stack([term, ratio[:, :-1]]), axis=1)[:, 1:]
+    totals = np.add.accumulate(np.column_stack([total, terms]), axis=1)[:, 1:]
+    ratio_next = ratio[:, 1:]
+    worst = np.maximum(ratio_next, x[:, None])
+    rest = np.where(worst < 1.0, terms * ratio_next / (1.0 - worst), np.inf)
+    small = rest <= 2.0 ** -60 * totals
+    done = small.any(axis=1)
+    stop = np.where(done, small.argmax(axis=1), width - 1)
+    rows = np.arange(a.size)
+    return done, stop, terms[rows, stop], totals[rows, stop], rest[rows, stop]
+
+
+#: The largest a + b for which ``log_betainc`` certifies a value (2^53, 100 times below
+#: where scipy's betainc starts returning 0 for tails near 1/2; checked against mpmath in
+#: tests/test_profile.py); above it the tail is unknown and the callers use I <= 1.
+MAX_SHAPE = 2.0 ** 53
 
 
 def log_betainc(a, b, x, log_x=None, *, error=False):
@@ -358,6 +397,7 @@ def log_betainc(a, b, x, log_x=None, *, error=False):
     has it more accurately than from x (x itself may then underflow to 0, where the series'
     terms beyond the first are 0 and the prefix carries the value).  With ``error=True``
     also a bound on the absolute error of the logarithm (the errors of a, b and x excluded).
+    Where a + b > ``MAX_SHAPE``: the value 0 with an infinite bound (nothing certified).
     Broadcasts.
     """
     a, b, x = np.broadcast_arrays(*(np.asarray(v, float) for v in (a, b, x)))
@@ -371,6 +411,10 @@ def log_betainc(a, b, x, log_x=None, *, error=False):
     bad = np.isnan(value)
     value[bad], bound[bad] = 0.0, np.inf
     low = ~(direct >= BETAINC_TRUSTED)
+    # shapes above MAX_SHAPE: no certified value (scipy returns 0 near the mean from a + b
+    # about 1e19, the series' log-gammas cancel beyond recovery): log 1 with no bound
+    huge = a + b > MAX_SHAPE
+    value[huge], bound[huge], low[huge] = 0.0, np.inf, False
     if low.any():
         series, series_error = _log_series(a[low], b[low], x[low], log_x[low])
         # no bound on the remainder, or shapes so large (k near the float maximum) that the

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks, _pairs
+from ._numerics import MAX_SHAPE
 from ._pairs import (MAX_LIST, MAX_N_TWO, pair_profile_at, pair_terms, profile_one_k,
                      scalar_pair_design, two_categories_exact, two_category_max)
 from .loss import adjacent_indices
@@ -297,7 +298,9 @@ def privacy_profile(epsilon, k, N, n, min_count):
     pair's divergence carries a bound on its own floating-point error (the Beta tails'
     budget ``BETAINC_REL``, or the series in logs below 1e-200, and every rounding after
     them; ``pair_profile``), as ``epsilon`` does, down to the smallest double (a subnormal
-    value is raised by the spacings its roundings can lose).  ``epsilon`` (>= 0) and ``k`` broadcast
+    value is raised by the spacings its roundings can lose).  Where the Beta shapes
+    k (c_i + c_j)/N exceed 2^53 (``_numerics.MAX_SHAPE``) no tail is certified in double
+    precision and the profile is the trivial bound 1.  ``epsilon`` (>= 0) and ``k`` broadcast
     together; ``N``, ``n``, ``min_count`` are scalars.  Book: "The tight privacy profile".
 
     Parameters
@@ -344,17 +347,41 @@ def privacy_profile(epsilon, k, N, n, min_count):
     return out if out.ndim else float(out)
 
 
-def _root(func, target):
+#: ``_root`` looks for its bracket among the powers of two 2^0 ... 2^MAX_POWER.
+MAX_POWER = 1023
+
+
+def _root(func, target, h, k):
     """An eps >= 0 with func(eps) <= target next to the crossing, func decreasing, func(0) > target.
 
-    Brent's method stops within its tolerance of the crossing, on either side; a step up
-    by that tolerance (doubling) until func(eps) <= target puts the result on the safe side,
-    at most a few tolerances above the crossing."""
+    The bracket is [2^(p-1), 2^p] for the first power 2^p with func(2^p) <= target ([0, 1]
+    when p = 0).  The search for p starts at the power of two next below h = k/N, the
+    scale of the loss L = D + h logit(V) (at large k the root is a few h/100), and walks up
+    or down from there one power at a time: a few evaluations where a walk up from 1 takes
+    about log2(h) (1000 at k near the float maximum), and never one far above the crossing,
+    where the outward-rounded tails lose their bounds (eps/h beyond about 700) and func is
+    the trivial 1.  Brent's method stops within its tolerance of the crossing, on either
+    side; a step up by that tolerance (doubling) until func(eps) <= target puts the result
+    on the safe side, at most a few tolerances above the crossing.  ``k`` is only named in
+    the error raised when no power up to 2^MAX_POWER qualifies."""
     from scipy.optimize import brentq   # imported here: scipy.optimize costs 0.7 s to import
-    hi = 1.0
-    while func(hi) > target:
-        hi *= 2
-    e = brentq(lambda e: func(e) - target, hi / 2 if hi > 1 else 0.0, hi,
+
+    def above(p):                       # p = -1 stands for eps = 0, where func > target
+        return p < 0 or func(2.0 ** p) > target
+    p = min(max(int(np.floor(np.log2(h))), 0), MAX_POWER)
+    if above(p):
+        while above(p):
+            if p == MAX_POWER:
+                raise ValueError(
+                    f"delta={target!r}, k={k!r}: the privacy profile's certified bound stays "
+                    f"above delta at every epsilon up to 2**{MAX_POWER} (at k*c/N near the "
+                    "float maximum the Beta tails' error bounds overflow), so no epsilon can "
+                    "be certified")
+            p += 1
+    else:
+        while not above(p - 1):
+            p -= 1
+    e = brentq(lambda e: func(e) - target, 2.0 ** (p - 1) if p > 0 else 0.0, 2.0 ** p,
                xtol=1e-12, rtol=1e-12)
     step = 2e-12 + 4e-12 * e
     while func(e) > target:
@@ -370,10 +397,11 @@ def _epsilon_one(target, k, N, n, m):
     def pair(e):                      # H_e of the pair (m, m+1) or (m, N-m)
         return pair_profile_at(np.array([e]), *terms)[0, 0]
     # the profile at 0 is >= the pair's: search the other pairs only if the pair is <= target
-    if pair(0.0) <= target and profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:
+    pair_below = pair(0.0) <= target
+    if pair_below and profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:
         return 0.0
     if n >= 3:
-        return _root(pair, target)
+        return _root(pair, target, terms[0], k)
     # n = 2: solve on the pair (m, N - m), then check by branch and bound that no other
     # pair is larger there; the profile is >= that pair's H everywhere, so then the two
     # roots coincide.  Otherwise (rounding noise of H at tiny eps, or in principle a
@@ -382,7 +410,9 @@ def _epsilon_one(target, k, N, n, m):
     # profile is <= delta, never below the profile's root.
     def full(x):
         return two_category_max(np.array([x]), k, N, m)[0][0]
-    e = _root(pair, target)
+    if pair_below:          # another pair is the worst at eps = 0: solve on the whole profile
+        return _root(full, target, terms[0], k)
+    e = _root(pair, target, terms[0], k)
     at_e = full(e)
     if at_e <= max(pair(e), target):
         return e
@@ -413,7 +443,8 @@ def epsilon_for_delta(delta, k, N, n, min_count):
     it is the worst pair there; if not (at tiny epsilon other pairs can exceed it by
     rounding noise, about 1e-8 relative at N = 1e9, or a flat profile's bound by 1e-6),
     an epsilon above it at which the whole profile is <= delta, within 1e-6 relative
-    of the crossing.  Returns 0 when
+    of the crossing.  The bracket search starts at the power of two below k/N (``_root``),
+    so a huge k costs a few evaluations.  Returns 0 when
     delta is at least the profile at epsilon = 0 (the total variation distance).
     ``delta`` in (0, 1) and ``k`` broadcast together; ``N``, ``n``, ``min_count`` are
     scalars.  Book: "The tight privacy profile".
@@ -442,8 +473,8 @@ def epsilon_for_delta(delta, k, N, n, min_count):
     ValueError
         If some delta is outside (0, 1) or not finite, some k is not positive, delta and
         k do not broadcast, N, n or min_count is not one whole number in its range, no
-        two adjacent count vectors differ (N < n*min_count + 1), or n = 2 with N above
-        2**53.
+        two adjacent count vectors differ (N < n*min_count + 1), n = 2 with N above
+        2**53, or k (c_i + c_j)/N of the worst pair above 2**53 (no tail certified there).
     TypeError
         If an argument is a bool, text or not a number.
 
@@ -460,6 +491,15 @@ def epsilon_for_delta(delta, k, N, n, min_count):
         raise ValueError(f"delta={_checks.first_bad(d, bad)!r} must satisfy 0 < delta < 1")
     k, N, n, m = _design(k, N, n, min_count)
     d, k = _together("delta", d, k)
+    # the worst pair's Beta shapes k (c_i + c_j)/N: beyond MAX_SHAPE no tail is certified
+    # and the profile is the trivial 1 at every epsilon; refused before any search
+    with np.errstate(over="ignore"):
+        widest = k / N * ((2 * m + 1) if n >= 3 else N)
+    if np.any(widest > MAX_SHAPE):
+        raise ValueError(
+            f"k={_checks.first_bad(k, widest > MAX_SHAPE)!r} with N={N}, n={n}, "
+            f"min_count={m}: the Beta shapes k*(c_i + c_j)/N exceed 2**53, where the "
+            "profile's tails are not certified in double precision, so no epsilon can be")
     out = np.array([_epsilon_one(float(t), float(kv), N, n, m)
                     for t, kv in zip(d.ravel(), k.ravel())]).reshape(d.shape)
     return out if out.ndim else float(out)

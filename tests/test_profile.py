@@ -180,6 +180,10 @@ def test_papers_epsilon_delta_hold_on_the_grade_parameters():
     (lambda: dm.epsilon_for_delta(0.0, 20.6, 98, 5, 8), "0 < delta < 1"),
     (lambda: dm.epsilon_for_delta(1.0, 20.6, 98, 5, 8), "0 < delta < 1"),
     (lambda: dm.epsilon_for_delta(np.inf, 20.6, 98, 5, 8), "finite"),
+    # k*c/N near the float maximum: the tails' bounds overflow and the profile is the trivial
+    # 1 at every epsilon (was scipy's "f(a) and f(b) must have different signs")
+    (lambda: dm.epsilon_for_delta(0.9, 1.7976931348623157e308, 3, 2, 1),
+     r"k=1.797.*e\+308 with N=3, n=2, min_count=1: .* exceed 2\*\*53"),
     (lambda: dm.hockey_stick(1.0, [3, 7], [3, 7], 5.0), "not adjacent"),
     (lambda: dm.hockey_stick(1.0, [3, 1], [4, 0], 5.0), "zero count"),
     (lambda: dm.hockey_stick(-1.0, [3, 7], [4, 6], 5.0), ">= 0"),
@@ -330,7 +334,7 @@ def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
                                       k, N)[0, 0]
     # (the first design no longer needs the fallback since the pair's root is taken on its
     # safe side; the second still does)
-    e_pair = pr._root(pair, d)
+    e_pair = pr._root(pair, d, k / N, k)
     fallback = _pairs.two_category_max(np.array([e_pair]), k, N, m)[0][0] > max(pair(e_pair), d)
     assert fallback or k == 1.5e7
     got = dm.epsilon_for_delta(d, k, N, 2, m)
@@ -339,11 +343,15 @@ def test_epsilon_for_delta_when_another_pair_is_larger_by_rounding(k, m, d):
 
 
 @pytest.mark.parametrize("d, k, N, n, m", [(1e-6, 20.6, 98, 5, 8), (3e-9, 2.1, 1401, 69, 20),
-                                           (0.05, 60.0, 20, 3, 2), (1e-10, 7.0, 1000, 2, 30)])
+                                           (0.05, 60.0, 20, 3, 2), (1e-10, 7.0, 1000, 2, 30),
+                                           (1e-3, 1e12, 75, 3, 15), (1e-3, 1e15, 75, 3, 15)])
 def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k, N, n, m):
     # the root search evaluates the pair through pair_terms once and pair_profile_at per
     # eps; the root must be the one Brent's method finds on pair_profile itself, to the
-    # last bit (a changed data term, h or Beta parameter would move it)
+    # last bit (a changed data term, h or Beta parameter would move it), in the bracket
+    # [2^(p-1), 2^p] a walk up from 1 finds (the search starts near h = k/N instead: at
+    # k = 1e12 and 1e15 the root is about 2^30 and 2^40, where a bracket one power off
+    # would change Brent's steps and so the last bits)
     from scipy.optimize import brentq
     c_j = float(m + 1 if n >= 3 else N - m)
     pair = lambda e: _pairs.pair_profile(np.array([e]), np.array([float(m)]), np.array([c_j]),
@@ -358,6 +366,189 @@ def test_epsilon_for_delta_root_search_is_the_pairs_brent_root_bit_for_bit(d, k,
     terms = _pairs.pair_terms(np.array([float(m)]), np.array([c_j]), k, N)
     assert np.array_equal(_pairs.pair_profile_at(eps, *terms),
                           _pairs.pair_profile(eps, np.array([float(m)]), np.array([c_j]), k, N))
+
+
+@pytest.mark.parametrize("k", [1e7, 1e12, 1e16])
+def test_epsilon_for_delta_at_huge_k_does_little_work(k, work):
+    # counted, not timed (tests/conftest.py): the root search at k = 1e12 and 1e16 took
+    # 72,000 and 99,000 function calls when the Beta tails' series (below 1e-200) was summed
+    # one term per numpy step, up to 2000 steps per tail, and a walk up from 1 to the
+    # bracket takes log2(k/N) evaluations.  Now 15,000 at most.
+    with work(calls=30_000, memory=2**24):
+        e = dm.epsilon_for_delta(1e-3, k, 75, 3, 15)
+    assert 0 < e < k and dm.privacy_profile(e, k, 75, 3, 15) <= 1e-3
+
+
+@pytest.mark.parametrize("k, N, n", [(1e307, 75, 3), (1e308, 75, 2),
+                                     (1.7976931348623157e308, 75, 3), (1e18, 75, 2)])
+def test_epsilon_for_delta_beyond_the_certified_shapes_is_refused_at_once(k, N, n, work):
+    # the Beta shapes k (c_i + c_j)/N above 2**53 (MAX_SHAPE): the package returned roots there
+    # (20 s each before the bracket started at k/N), and at k = 1e308, n = 2 the pair
+    # (15, 60) it solved on has u 7e-15 ABOVE the mean of P's Beta law, so its divergence
+    # there is about 1 (60-digit mpmath below), while scipy's betainc said 0 and the profile
+    # TINY: an understated loss.  Now refused before any search, and the profile there is
+    # the trivial (sound) 1
+    with work(calls=2_000, memory=2**20):
+        with pytest.raises(ValueError, match=r"k=.* exceed 2\*\*53"):
+            dm.epsilon_for_delta(1e-3, k, N, n, 15)
+    assert dm.privacy_profile(1e-3 * k / N, k, N, n, 15) == 1.0
+    if k == 1e308:
+        import mpmath as mp
+        with mp.workdps(400):
+            K, H = mp.mpf(k), mp.mpf(k) / N
+            a_i, a_j = K * 15 / N, K * 60 / N
+            lbeta = lambda a, b: mp.loggamma(a) + mp.loggamma(b) - mp.loggamma(a + b)
+            D = lbeta(a_i + H, a_j - H) - lbeta(a_i, a_j)
+            u = 1 / (1 + mp.exp((mp.mpf(5.466181004613428e+304) - D) / H))   # the old root
+            assert u > a_i / (a_i + a_j) * (1 + mp.mpf(5e-15))
+
+
+def test_epsilon_for_delta_when_the_pair_is_below_delta_at_zero_but_the_profile_is_not():
+    # n = 2, N = 1e5, m = 1000, k = 10: at eps = 0 another pair's H exceeds the pair
+    # (m, N - m)'s by 1.4e-9 relative (rounding noise or the flat block's margin); a delta
+    # between the two has no root on that pair (scipy's brentq raised "f(a) and f(b) must
+    # have different signs"): the root is taken on the whole profile, on its safe side,
+    # within Brent's absolute tolerance (1e-12) and its safe-side steps of eps = 0
+    N, m, k = 10**5, 1000, 10.0
+    pair = _pairs.pair_profile(np.array([0.0]), np.array([float(m)]), np.array([float(N - m)]),
+                               k, N)[0, 0]
+    top = dm.privacy_profile(0.0, k, N, 2, m)
+    assert pair < top                                   # the case this test is about
+    d = (pair + top) / 2
+    e = dm.epsilon_for_delta(d, k, N, 2, m)
+    assert 0 < e < 1e-11 and dm.privacy_profile(e, k, N, 2, m) <= d
+
+
+def _log_series_term_by_term(a, b, x, log_x):
+    """``_numerics._log_series`` as it was, one term per step for every row at once: the
+    reference the blocked sum must equal to the last bit."""
+    from scipy.special import betaln, gammaln
+    U, terms_max = 2.0 ** -53, 2000
+    with np.errstate(all="ignore"):
+        prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
+        prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
+                                   + np.abs(np.log(a)) + np.abs(gammaln(a))
+                                   + np.abs(gammaln(b)) + np.abs(gammaln(a + b)))
+        total, term = np.ones(a.shape), np.ones(a.shape)
+        r0 = (a + b) * x / (a + 1.0)
+        worst = np.maximum(r0, x)
+        rest = np.where(worst < 1.0, r0 / (1.0 - worst), np.inf)
+        needed = np.log(2.0 ** -60 * (1.0 - worst)) / np.log(worst)
+        live = np.flatnonzero((worst < 1.0) & (needed <= terms_max) & np.isfinite(prefix)
+                              & np.isfinite(prefix_error))
+        n = 0
+        while live.size and n < terms_max:
+            al, bl, xl = a[live], b[live], x[live]
+            term[live] *= (al + bl + n) * xl / (al + 1.0 + n)
+            total[live] += term[live]
+            n += 1
+            ratio_next = (al + bl + n) * xl / (al + 1.0 + n)
+            worst = np.maximum(ratio_next, xl)
+            rest[live] = np.where(worst < 1.0, term[live] * ratio_next / (1.0 - worst), np.inf)
+            live = live[~(rest[live] <= 2.0 ** -60 * total[live])]
+        error = prefix_error + np.log1p(rest / total) + 4.0 * (n + 1) * U
+    return prefix + np.log(total), error
+
+
+def test_tail_series_summed_in_blocks_equals_the_sum_term_by_term():
+    # shapes from 1e-3 to 1e12 at points from far below the mean (a few terms) to just below
+    # it (hundreds to 2000 terms, or the t_0 bound beyond), in one batch: every row stops at
+    # its own term, and the error term counts the longest row's terms; a block that summed
+    # in another order, stopped a row one term early or late, or counted the terms wrongly
+    # would change the last bits
+    from dpmarkov import _numerics
+    rng = np.random.default_rng(3)
+    a, b = 10.0 ** rng.uniform(-3, 12, (2, 400))
+    x = a / (a + b) * (1 - 10.0 ** rng.uniform(-6, 0, 400))
+    got = _numerics._log_series(a, b, x, np.log(x))
+    want = _log_series_term_by_term(a, b, x, np.log(x))
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    # and row by row (the longest row alone sets each error's term count)
+    for i in range(0, 400, 37):
+        one = _numerics._log_series(a[i:i + 1], b[i:i + 1], x[i:i + 1], np.log(x[i:i + 1]))
+        ref = _log_series_term_by_term(a[i:i + 1], b[i:i + 1], x[i:i + 1], np.log(x[i:i + 1]))
+        assert one[0][0] == ref[0][0] and one[1][0] == ref[1][0]
+
+
+
+def _log_betainc_series_hp(a, b, x):
+    """log I_x(a, b) by DLMF 8.17.8 at 40 + log10(a + b) digits, for x <= half the mean: the
+    ratios are below about 1/2, so 200 terms leave a remainder below 1e-55 of the sum."""
+    import mpmath as mp
+    with mp.workdps(40 + int(math.log10(a + b))):
+        a, b, x = mp.mpf(a), mp.mpf(b), mp.mpf(x)
+        total, term = mp.mpf(1), mp.mpf(1)
+        for j in range(200):
+            term *= (a + b + j) * x / (a + 1 + j)
+            total += term
+        return (a * mp.log(x) + b * mp.log1p(-x) - mp.log(a) - mp.loggamma(a) - mp.loggamma(b)
+                + mp.loggamma(a + b) + mp.log(total))
+
+
+def test_log_betainc_error_bound_holds_against_mpmath_at_large_shapes():
+    # tails far below 1e-200 (the series in logs) at shapes 1 ... 1e15: the error bound must
+    # cover the float value's distance to 40-digit mpmath.  The prefix's bound counted 16u of
+    # |betaln(a, b)|, which scipy forms as lgamma(a) + lgamma(b) - lgamma(a + b) and misses by
+    # up to 100 times that (a = 4e14, b = 4e16); it now counts the three log-gammas
+    from dpmarkov import _numerics
+    rng = np.random.default_rng(5)
+    a = 10.0 ** rng.uniform(0, 15, 60)
+    b = a * 10.0 ** rng.uniform(-2, 2, 60)
+    x = a / (a + b) * rng.choice([0.5, 0.1, 1e-3], 60)
+    value, error = _numerics.log_betainc(a, b, x, error=True)
+    for ai, bi, xi, v, e in zip(a, b, x, value, error):
+        ref = _log_betainc_series_hp(ai, bi, xi)
+        assert abs(v - ref) <= e, (ai, bi, xi, v, e, float(v - ref))
+    # above MAX_SHAPE = 2**53 nothing is certified: scipy's betainc returns 0 near the mean
+    # from a + b about 1e19 (here the tail is about 1/2) and the series' log-gammas cancel
+    big = np.array([2.5e19, 2.0 ** 52 + 1.0])
+    value, error = _numerics.log_betainc(big, 4 * big, 0.2 * (1 - 1e-14), error=True)
+    assert np.all(value == 0.0) and np.all(np.isinf(error))
+    assert _numerics.MAX_SHAPE == 2.0 ** 53
+
+
+
+def _pair_divergence_hp(eps, k, N, c_i, c_j):
+    """H_eps of the pair (c_i, c_j) (c' = c + e_i - e_j) at 40 digits past k's magnitude, for
+    any k: P(W < u) - e^eps Q(W < u), W = x_i / (x_i + x_j) ~ Beta(k c_i/N, k c_j/N) under P and
+    Beta(k (c_i + 1)/N, k (c_j - 1)/N) under Q, u the threshold where the loss is eps; each
+    tail by quadrature in z = logit(w) on panels of 2^-12 ... 2^12 times the law's width
+    sqrt(1/a + 1/b) below logit(u) (hp.hockey_stick's panels of width 1 and 10 miss a law
+    of width 1e-6 at k = 1e12)."""
+    import mpmath as mp
+    with mp.workdps(40 + int(math.log10(k))):
+        eps, k, N = mp.mpf(eps), mp.mpf(k), mp.mpf(N)
+        h, a_i, a_j = k / N, k * c_i / N, k * c_j / N
+
+        def lbeta(a, b):
+            return mp.loggamma(a) + mp.loggamma(b) - mp.loggamma(a + b)
+        z_u = (lbeta(a_i + h, a_j - h) - lbeta(a_i, a_j) - eps) / h
+
+        def log_tail(a, b):
+            def log_f(z):
+                return a * z - (a + b) * mp.log1p(mp.exp(z)) - lbeta(a, b)
+            width, peak = mp.sqrt(1 / a + 1 / b), log_f(min(z_u, mp.log(a / b)))
+            panels = [mp.ninf] + [z_u - width * mp.mpf(2) ** j for j in range(12, -13, -1)]
+            return peak + mp.log(mp.quad(lambda z: mp.exp(log_f(z) - peak), panels + [z_u]))
+        return mp.exp(log_tail(a_i, a_j)) - mp.exp(eps + log_tail(a_i + h, a_j - h))
+
+
+@pytest.mark.parametrize("k, n", [(1e6, 3), (1e12, 3), (1e15, 3), (1e12, 2)])
+def test_epsilon_for_delta_at_large_k_is_sound_and_tight_against_mpmath(k, n):
+    # up to the largest certified shapes (k (c_i + c_j)/N = 4e14 at k = 1e15): the worst
+    # pair's 40-digit divergence at the returned eps is <= delta (its outward rounding: 3e-6
+    # relative at k = 1e12, 2.5e-5 at 1e15) and above delta 1e-9 relative below it (the
+    # scale on which H falls from delta to 0 is about 1e-4 of eps at k = 1e12).  The worst
+    # pair: (m, m + 1) for n >= 3, (m, N - m) for n = 2 at eps > 0 (tested above)
+    N, m, d = 75, 15, 1e-3
+    if k == 1e6:        # the reference is the package's quadrature twin where that one works
+        c = [m, m + 1, N - 2 * m - 1]
+        assert _pair_divergence_hp(0.7, 20.6, N, m, m + 1) == pytest.approx(
+            hp.hockey_stick(0.7, c, [m + 1, m, c[2]], 20.6), rel=1e-25)
+    e = dm.epsilon_for_delta(d, k, N, n, m)
+    c_j = m + 1 if n >= 3 else N - m
+    assert _pair_divergence_hp(e, k, N, m, c_j) <= d
+    assert _pair_divergence_hp(e * (1 - 1e-9), k, N, m, c_j) > d
 
 
 # ------------------------------------------------ outward rounding (issue 27, item 1)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .. import _checks, _pairs, exit_probability, privacy
-from .._numerics import push_upper_end, root_on_safe_side
+from .._numerics import MAX_SHAPE, push_upper_end, root_on_safe_side
 from ._common import scalar_delta, scalar_epsilon
 
 
@@ -375,12 +375,55 @@ _MAX_SERIES_TERMS = 2_000_000
 
 def _series_terms(a, b, x, cap=_MAX_SERIES_TERMS):
     """How many terms ``_arb_betainc`` sums for I_x(a, b), from the same ratios in floats:
-    until the ratio is < 1 and the term is 1e-40 below the largest one (at most ``cap``)."""
-    j = np.arange(float(min(cap, 10**6)))
-    log_r = math.log(x) + np.log(a + b + j) - np.log(a + 1 + j)
-    log_t = np.concatenate([[0.0], np.cumsum(log_r)[:-1]])
-    done = (log_r < 0) & (log_t < np.maximum.accumulate(log_t) - 92.2)
-    return int(np.argmax(done)) + 1 if done.any() else cap
+    until the ratio is < 1 and the term is 1e-40 below the largest one (at most ``cap``).
+    The ratios are formed for the first 1024 terms, then 8 times as many until the rule is
+    met, so a short series costs a short array; a series not done within 2^20 terms (or
+    ``cap``) counts as ``cap``."""
+    size, longest = 1024, min(cap, 2 ** 20)
+    while True:
+        j = np.arange(float(min(size, longest)))
+        log_r = math.log(x) + np.log(a + b + j) - np.log(a + 1 + j)
+        log_t = np.concatenate([[0.0], np.cumsum(log_r)[:-1]])
+        done = (log_r < 0) & (log_t < np.maximum.accumulate(log_t) - 92.2)
+        if done.any():
+            return int(np.argmax(done)) + 1
+        if size >= longest:
+            return cap
+        size *= 8
+
+
+#: The work estimate evaluates the series length at most at this many of the intervals.
+_ESTIMATE_SAMPLES = 64
+
+
+def _estimated_terms(eps, k0, g0, eta, N, n, shares, edges):
+    """The series terms a certificate sums, estimated in floats before any arb arithmetic.
+
+    The returned pair's check: each share's tail at (k0, g0).  Each interval [a, c] of
+    ``edges``: the tails at the shapes (c s, a (1 - s)) and the gamma(a) of eq. (6)'s level
+    set (gamma grows with k' towards 1/n and the tails' points with it, so the series
+    lengthen from interval to interval; none where epsilon is out of reach).  The lengths are
+    taken at up to ``_ESTIMATE_SAMPLES`` intervals, each standing for the intervals up to it
+    (the longest series of its block).  Intervals that bisection splits are not foreseen:
+    the count while summing (``_arb_betainc``'s budget) covers them.
+    """
+    lows = edges[:-1]
+    picks = np.unique(np.linspace(0, lows.size - 1, min(lows.size, _ESTIMATE_SAMPLES))
+                      .round().astype(int))
+    _, log_gamma, _ = _theorem1_cores(eps, *(np.array([float(v)]) for v in (eta, N, n)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        try:
+            gammas = np.exp(log_gamma(lows[picks], np.zeros(picks.size, int)))
+        except ValueError:          # epsilon beyond the float range at some k': no estimate
+            return math.inf
+    total = sum(_series_terms(k0 * s, k0 * (1 - s), g0) for s in shares)
+    for i, block, g in zip(picks, np.diff(picks, prepend=-1), gammas):
+        if np.isfinite(g) and 0 < g < 1:
+            total += block * sum(_series_terms(edges[i + 1] * s, lows[i] * (1 - s), g)
+                                 for s in shares)
+            if total > _MAX_SERIES_TERMS:
+                break
+    return total
 
 
 def _arb_betainc(a, b, x, budget=None):
@@ -440,9 +483,11 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
     1 - (n-1) eta for n = 2) and gamma(k) = 1/(exp((epsilon - b(k)) N / k) + n - 1).
     Returns a dict with ``k``, ``gamma``, the range and the number of intervals used.
     Raises ``ArithmeticError`` if an interval cannot be decided at width 1e-14 k, and a
-    ValueError at once when the estimated work (intervals times series terms) exceeds
-    ``_MAX_SERIES_TERMS`` (or when the count of terms summed does): every input is
-    checked before python-flint sees it.
+    ValueError at once when the estimated work (the series terms of every tail, each
+    interval at its own gamma: ``_estimated_terms``) exceeds
+    ``_MAX_SERIES_TERMS`` (or when the count of terms summed does) or the range reaches
+    k' above 2^53 (where the float eq. (7) is not certified and the calibration stops):
+    every input is checked before python-flint sees it.
     Book: chapter "Baselines at matched privacy" (Theorem 1, eqs. (6)-(7)).
 
     Parameters
@@ -479,7 +524,8 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
     ValueError
         If ``k_max_factor``, ``rel_width`` or ``prec`` is out of its range; if ``eta``,
         ``N`` or ``n`` is not one number; for every reason ``dirichlet_k_theorem1``
-        raises; or if the estimated work exceeds the series-term budget.
+        raises; if the estimated work exceeds the series-term budget; or if
+        k_max_factor * k exceeds 2**53.
     ArithmeticError
         If the returned pair cannot be certified, or an interval cannot be decided at
         width 1e-14 k.
@@ -508,17 +554,26 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
     eps, d = scalar_epsilon(epsilon), scalar_delta(delta)
     eta_f, N_i, n_i = float(eta), int(N), int(n)
     counts = privacy.worst_counts(eta_f, N_i, n_i)
-    # the work, estimated before any arb arithmetic: intervals times the series terms of
-    # each tail at the largest k (more terms there), against the budget
-    intervals = int(np.ceil(np.log(k_max_factor * (1 - 1e-9)) / rel_width))
-    per_interval = sum(_series_terms(k0 * k_max_factor * c / N_i,
-                                     k0 * k_max_factor * (1 - c / N_i), g0)
-                       for c in np.unique(counts))
+    # the work, estimated before any arb arithmetic: the series terms of every tail the
+    # certificate sums (``_estimated_terms``), at least one per share and interval
+    lo, hi = k0 * (1 + 1e-9), k0 * float(k_max_factor)
+    intervals = int(np.ceil(np.log(hi / lo) / rel_width))
     design = (f"epsilon={eps!r}, delta={d!r}, eta={eta_f!r}, N={N_i}, n={n_i} (k = {k0:.4g}) "
               f"with k_max_factor={k_max_factor!r}, rel_width={rel_width!r}")
-    if intervals * per_interval > _MAX_SERIES_TERMS:
-        raise ValueError(f"{design}: the certificate needs about {intervals * per_interval:.3g} "
-                         f"series terms ({intervals} intervals), more than {_MAX_SERIES_TERMS}; "
+    if hi > MAX_SHAPE:
+        # eq. (7)'s Beta tails have shapes summing to k': above 2**53 the float delta is the
+        # trivial 1, so dirichlet_k_theorem1 stops below it and larger k' may be admissible
+        raise ValueError(f"{design}: the range reaches k' = {hi:.4g}, above 2**53, where "
+                         "eq. (7) is not certified in double precision (the calibration stops "
+                         "below it): lower k_max_factor or epsilon")
+    shares = np.unique(counts) / N_i
+    terms = intervals * shares.size
+    if terms <= _MAX_SERIES_TERMS:
+        terms = _estimated_terms(eps, k0, g0, eta_f, N_i, n_i, shares,
+                                 np.geomspace(lo, hi, intervals + 1))
+    if terms > _MAX_SERIES_TERMS:
+        raise ValueError(f"{design}: the certificate needs about {terms:.3g} series terms "
+                         f"({intervals} intervals), more than {_MAX_SERIES_TERMS}; "
                          "raise rel_width or lower k_max_factor")
     budget = [_MAX_SERIES_TERMS, design]
     old = ctx.prec
@@ -556,8 +611,7 @@ def certify_theorem1_calibration(epsilon, delta, eta, N, n, *, k_max_factor=100.
         if not ok1:
             raise ArithmeticError(f"the returned k={k0!r}, gamma={g0!r} is not certified")
         # 2. no k' in the range is admissible
-        lo, hi = k0 * (1 + 1e-9), k0 * float(k_max_factor)
-        edges = np.geomspace(lo, hi, int(np.ceil(np.log(hi / lo) / rel_width)) + 1)
+        edges = np.geomspace(lo, hi, intervals + 1)
         todo, used = list(zip(edges[:-1], edges[1:]))[::-1], 0
         while todo:
             a, c = todo.pop()
