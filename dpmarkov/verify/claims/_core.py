@@ -174,7 +174,7 @@ SUPPORT_WORDS = {
     "numerical evidence only": "checked numerically on",
     "definition": "true by definition, and implemented as stated",
     "the paper's own text": "shown by the paper's own statements, side by side",
-    "data unavailable": "it needs the authors' data, which are not published",
+    "data unavailable": "it needs data the book does not have",
 }
 
 
