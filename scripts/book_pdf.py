@@ -6,6 +6,10 @@
    and it typesets the book's macros (macros.tex) exactly as the HTML book does.
 2. Prepare the page for print: a title page and a table of contents (parts and chapters),
    every solution and exercise box opened, page numbers in the footer (CSS ``@page``).
+   No page inside a chapter is left more than half blank: a block the theme keeps whole
+   (a code cell, a box, a table) that is taller than ``TALL_BLOCK_PX`` may break across
+   pages, and a figure's image is at most 100 mm tall, so what moves whole to the next
+   page is under half the text area.
 3. Print with Chromium (``--print-to-pdf``, with a PDF outline from the headings), read
    each chapter's first page back with ``pdftotext`` (poppler-utils: the page that begins
    with the chapter's title set as a heading) and print again with the page numbers in the
@@ -58,8 +62,16 @@ details.hide { display: none !important; }
 /* a code cell's frame moves to the next page with its code (as a flex box it stayed behind,
    empty, when the theme moved the code) */
 div.cell_input { display: block !important; break-inside: avoid; }
-.may-break, .may-break div.highlight, .may-break pre { break-inside: auto !important; }
+/* the theme keeps whole every div.highlight and its wrapper div.highlight-<language>: a
+   block that may break lets both break */
+.may-break, .may-break div.highlight, .may-break div[class*=highlight-], .may-break pre {
+  break-inside: auto !important; }
 .may-break pre { orphans: 3; widows: 3; }
+/* a figure is kept whole with its caption and cannot break: one taller than about half the
+   text area (259 mm) that does not fit leaves more than half a page blank behind it, so an
+   image is at most 100 mm tall (its width scales with it) */
+.bd-article img { max-height: 100mm; width: auto !important; height: auto !important;
+                  max-width: 100%; }
 </style>
 """
 
@@ -76,7 +88,8 @@ document.addEventListener('DOMContentLoaded', () => {
   });
   document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
   // blocks the theme keeps whole (break-inside: avoid) may break when they are long
-  const keptWhole = 'div.cell_input, div.highlight, .admonition, div.proof, div.exercise, div.solution, table';
+  const keptWhole = 'div.cell_input, div.highlight, div[class*=highlight-], '
+    + '.admonition, div.proof, div.exercise, div.solution, table';
   document.querySelectorAll(keptWhole).forEach(e => {
     if (e.getBoundingClientRect().height > %(tall)d) e.classList.add('may-break');
   });

@@ -213,10 +213,22 @@ def test_agrees_uses_the_rounding_of_the_quote():
 def test_every_claim_states_its_support_and_shows_it():
     for claim in cl.CLAIMS:
         assert claim.support in cl.SUPPORTS and claim.kind in cl.KINDS
+        # chapters: the verdict, then severity and support in words, the proof linked
         text = cl.verdict_text(claim.id)
-        assert text.startswith(f"**{claim.verdict}** ({claim.severity}; support: {claim.support}")
+        assert text.startswith(f"**{claim.verdict}**, {cl.SEVERITY_WORDS[claim.severity]}; "
+                               f"{cl.SUPPORT_WORDS[claim.support]}")
+        for label in filter(None, (x.strip() for x in claim.proof.split(","))):
+            assert f"{{prf:ref}}`{label}`" in text
+        # the verification report's table: the codes and the id
+        record = cl.verdict_record(claim.id)
+        assert record.startswith(f"**{claim.verdict}** ({claim.severity}; support: {claim.support}")
+        assert record.endswith(f"claim `{claim.id}`)")
         if claim.checked:                                # numerical evidence names its range
-            assert f"checked on {claim.checked}" in text
+            assert text.endswith(f" {claim.checked}") and f"checked on {claim.checked}" in record
+    # every severity and support has its words, and no two read alike
+    assert set(cl.SEVERITY_WORDS) == set(cl.SEVERITY.values())
+    assert list(cl.SUPPORT_WORDS) == list(cl.SUPPORTS)
+    assert len(set(cl.SUPPORT_WORDS.values())) == len(cl.SUPPORTS)
     with pytest.raises(ValueError, match="support"):
         cl.Claim("x", "ref", "claim", "symbolic", "holds", "ev", "errata", lambda: ({}, True),
                  support="a hunch", kind="statement")

@@ -34,10 +34,11 @@ list ``CLAIMS`` in that order.
 
 Book: chapters "Verification report", "Privacy audit" and "Errata".
 """
-from ._core import (CLAIMS, KINDS, METHODS, NOISE_BOUND, PROOFS, RULES, SEVERITY, SUPPORTS,
-                    VERDICTS, Claim, GRADE, GRADE_MIN_COUNT, K_GRID, SEED, TAXI_GAMMA,
-                    TAXI_N_PAPER, agrees, format_evidence, get, is_rounding_noise, run_all,
-                    verdict_md, verdict_text)
+from ._core import (CLAIMS, KINDS, METHODS, NOISE_BOUND, PROOFS, RULES, SEVERITY,
+                    SEVERITY_WORDS, SUPPORT_WORDS, SUPPORTS, VERDICTS, Claim, GRADE,
+                    GRADE_MIN_COUNT, K_GRID, SEED, TAXI_GAMMA, TAXI_N_PAPER, agrees,
+                    format_evidence, get, is_rounding_noise, run_all, verdict_md,
+                    verdict_record, verdict_text)
 from ._shared import ILLUSTRATIVE_GRADES
 from . import foundations, privacy, accuracy, chains, grades, taxi  # noqa: E402  (registers, in order)
 from .privacy import AUDIT_ADJACENT, AUDIT_COUNTS
@@ -58,5 +59,5 @@ REQUIRED_IDS = (
 
 # the documented API (the data constants are reachable as attributes, documented in the
 # modules that define them)
-__all__ = ["CLAIMS", "Claim", "get", "run_all", "verdict_text", "verdict_md", "format_evidence",
-           "agrees", "is_rounding_noise"]
+__all__ = ["CLAIMS", "Claim", "get", "run_all", "verdict_text", "verdict_md", "verdict_record",
+           "format_evidence", "agrees", "is_rounding_noise"]

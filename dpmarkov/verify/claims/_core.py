@@ -27,12 +27,13 @@ SEVERITY = {"holds": "confirmed", "holds but loose": "remark",
 #: theorem, lemma, corollary, step of a proof, rate or trend over a range of inputs: true only
 #: with a proof), or a number (a figure at stated parameters or from stated data).
 KINDS = ("definition", "statement", "number")
-#: How a verdict is supported, shown with it everywhere (``verdict_text``): a proof in the book
-#: (``proof`` names its label), the paper's own proof read step by step, a counterexample, a
-#: computation (the paper's formulas evaluated exactly, with a high-precision or exhaustive
-#: twin), numerical evidence only (sampling or a finite search over the range ``checked``: no
-#: counterexample found, nothing proved), the definition itself (the check tests that the
-#: package implements it), the paper's own text, or data we do not have.
+#: How a verdict is supported, shown with it everywhere (in words by ``verdict_text``): a
+#: proof in the book (``proof`` names its label), the paper's own proof read step by step, a
+#: counterexample, a computation (the paper's formulas evaluated exactly, with a
+#: high-precision or exhaustive twin), numerical evidence only (sampling or a finite search
+#: over the range ``checked``: no counterexample found, nothing proved), the definition itself
+#: (the check tests that the package implements it), the paper's own text, or data we do not
+#: have.
 SUPPORTS = ("our proof", "the paper's proof, checked step by step", "counterexample",
             "computation", "numerical evidence only", "definition", "the paper's own text",
             "data unavailable")
@@ -160,12 +161,90 @@ def get(claim_id: str) -> Claim:
     raise ValueError(f"claim_id={claim_id!r} is not in the registry")
 
 
-def verdict_text(claim_id: str) -> str:
-    """The verdict line a chapter shows for a claim, with its severity and kind of support.
+#: How each severity reads in a chapter's verdict box (``verdict_text``).
+SEVERITY_WORDS = {"confirmed": "confirmed", "remark": "a remark",
+                  "erratum": "an erratum of the paper"}
+#: How each kind of support reads in a chapter's verdict box (``verdict_text``): the evidence
+#: in words.  The codes themselves (``SUPPORTS``) are the verification report's table's.
+SUPPORT_WORDS = {
+    "our proof": "proved in this book",
+    "the paper's proof, checked step by step": "the paper's proof, checked step by step",
+    "counterexample": "shown by a counterexample",
+    "computation": "checked by computation with the paper's formulas",
+    "numerical evidence only": "checked numerically on",
+    "definition": "true by definition, and implemented as stated",
+    "the paper's own text": "shown by the paper's own statements, side by side",
+    "data unavailable": "it needs data the book does not have",
+}
 
-    E.g. ``**fails** (erratum; support: counterexample; claim `thm-1-n2`)``; numerical evidence
-    names the range checked.  Chapters paste it through ``verdict_md``; no page types a verdict
+
+def verdict_text(claim_id: str) -> str:
+    """The verdict a chapter shows for a claim: what holds and on what evidence, in words.
+
+    The words come from the registry's fields: the verdict, its severity
+    (``SEVERITY_WORDS``) and its support (``SUPPORT_WORDS``), with a link to the book's
+    proof when the support is one and the range checked when it is numerical evidence only.
+    Registry ids and support codes stay in the verification report's table
+    (``verdict_record``).  Chapters paste it through ``verdict_md``; no page types a verdict
     word by hand.
+
+    Parameters
+    ----------
+    claim_id : str
+        A registered claim's id.
+
+    Returns
+    -------
+    str
+        MyST markdown (a proof is a ``{prf:ref}`` to its label).
+
+    Raises
+    ------
+    ValueError
+        If no claim has this id.
+
+    Examples
+    --------
+    >>> verdict_text("thm-1-n2")
+    '**fails**, an erratum of the paper; shown by a counterexample'
+    >>> verdict_text("thm-2")
+    '**holds**, confirmed; proved in this book ({prf:ref}`prop-thm2-general`)'
+    """
+    c = get(claim_id)
+    evidence = SUPPORT_WORDS[c.support]
+    if c.proof:
+        evidence += " (" + ", ".join(f"{{prf:ref}}`{label.strip()}`"
+                                     for label in c.proof.split(",")) + ")"
+    if c.checked:
+        evidence += f" {c.checked}"
+    return f"**{c.verdict}**, {SEVERITY_WORDS[c.severity]}; {evidence}"
+
+
+def verdict_record(claim_id: str) -> str:
+    """The registry's record of a verdict, for the verification report's table of claims.
+
+    Verdict, severity, support code (with the range checked) and id, e.g. ``**fails**
+    (erratum; support: counterexample; claim `thm-1-n2`)``.  Chapters show ``verdict_text``.
+
+    Parameters
+    ----------
+    claim_id : str
+        A registered claim's id.
+
+    Returns
+    -------
+    str
+        Markdown: the verdict in bold, then severity, support code and id in parentheses.
+
+    Raises
+    ------
+    ValueError
+        If no claim has this id.
+
+    Examples
+    --------
+    >>> verdict_record("thm-1-n2")
+    '**fails** (erratum; support: counterexample; claim `thm-1-n2`)'
     """
     c = get(claim_id)
     support = f"{c.support}, checked on {c.checked}" if c.checked else c.support
