@@ -33,7 +33,7 @@ class ChainPrivacy(NamedTuple):
     """Privacy of Algorithm 2: the chain's (epsilon, delta), the per-row values and bounds.
 
     ``bound_rows[i]`` names the bound row i's epsilon comes from: ``"eq. (6)"`` (n_i >= 3),
-    ``"corrected eq. (6)"`` (n_i = 2, where eq. (6) understates the loss) or
+    ``"corrected eq. (6)"`` (n_i = 2, where eq. (6) can understate the loss) or
     ``"none (one transition)"`` (a row released exactly, eps_i = delta_i = 0).
     """
 

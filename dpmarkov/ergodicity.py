@@ -2,10 +2,10 @@
 
 Definition 7's coefficient tau_inf (exactly as printed) and Dobrushin's coefficient, then
 the right-hand sides of Theorem 4 (how far the private chain's stationary distribution can
-move) and Theorem 5 (how much its ergodicity coefficient can change), as printed and
-corrected.  Book: chapters "Stationary distribution and convergence" (the coefficients)
-and "Theorems 4 and 5: how far privacy moves the stationary distribution" (the bounds,
-as printed and corrected).
+move) and Theorem 5 (how much its ergodicity coefficient can change), in the book's
+reading of the statements and corrected.  Book: chapters "Stationary distribution and
+convergence" (the coefficients) and "Theorems 4 and 5: how far privacy moves the stationary
+distribution" (the bounds, the book's reading of them and the corrected ones).
 """
 from __future__ import annotations
 
@@ -136,15 +136,20 @@ def _chain_parts(counts, k):
 
 @_checks.public
 def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
-    """Theorem 4's right-hand side as printed: (1/2) ||Z||_1 sqrt(2 L), L = sum_i pi(i) L_i.
+    """Theorem 4's right-hand side, book's reading: (1/2) ||Z||_1 sqrt(2 L), L = sum_i pi(i) L_i.
 
-    Z = (I - P + 1 pi^T)^{-1} (the sign corrected, see ``fundamental_matrix``),
-    pi the stationary distribution of P = counts / N_i, L_i = ``row_kl_bounds``.
+    The book's reading (book, "Theorems 4 and 5: how far privacy moves the stationary
+    distribution", note "How this book reads Theorems 4 and 5"), not the paper's print:
+    Z = (I - P + 1 pi^T)^{-1}, the fundamental matrix with a plus sign where the paper
+    prints a minus (see ``fundamental_matrix``), and L_i = ``row_kl_bounds``, Corollary 1
+    with the row's n_i observed categories where the paper has n (the same for fully
+    observed rows); pi is the stationary distribution of P = counts / N_i.
     ``z_norm="1"``: ||Z||_1 read as the induced 1-norm (largest absolute column
     sum), the usual meaning; ``z_norm="inf"``: largest absolute row sum, the norm
     the perturbation identity pi~^T - pi^T = pi~^T (P~ - P) Z actually needs.
-    The book shows where the printed bound fails and gives a corrected one
-    (``stationary_tv_bound_corrected``).
+    Whether Theorem 4's bound holds is open (claims registry ``thm-4``: supported
+    numerically, not proved); the book proves a corrected bound,
+    ``stationary_tv_bound_corrected``.
 
     Parameters
     ----------
@@ -159,7 +164,7 @@ def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
     Returns
     -------
     float
-        The printed bound of Theorem 4 on E||pi - pi~||_TV.
+        Theorem 4's bound on E||pi - pi~||_TV in the book's reading.
 
     Raises
     ------
@@ -187,7 +192,10 @@ def stationary_tv_bound(counts, k, *, z_norm: str = "1") -> float:
 
 @_checks.public
 def ergodicity_bound(counts, k) -> float:
-    """Theorem 5's right-hand side as printed: sqrt(2 L), L = sum_i pi(i) L_i (as in Theorem 4).
+    """Theorem 5's right-hand side: sqrt(2 L), L = sum_i pi(i) L_i (as in ``stationary_tv_bound``).
+
+    L_i uses the row's n_i observed categories (the book's reading; the paper has n, the
+    same for fully observed rows).
 
     The theorem claims E|tau_inf(P) - tau_inf(P~)| <= sqrt(2 L).  The book shows
     that this can fail (for Definition 7's tau_inf and for Dobrushin's
@@ -204,7 +212,7 @@ def ergodicity_bound(counts, k) -> float:
     Returns
     -------
     float
-        sqrt(2 L), the printed right-hand side of Theorem 5.
+        sqrt(2 L), the right-hand side of Theorem 5 (with n_i in L_i).
 
     Raises
     ------
@@ -230,7 +238,8 @@ def ergodicity_bound(counts, k) -> float:
 def stationary_tv_bound_corrected(counts, k) -> float:
     """A bound on E||pi - pi~||_TV that holds: (1/2) tau_1(Z) sqrt(2 sum_i L_i).
 
-    Proof (book, "Stationary distribution and convergence"): with E = P~ - P,
+    Proof (book, "Theorems 4 and 5: how far privacy moves the stationary distribution",
+    Proposition ``prop-corrected-bounds``): with E = P~ - P,
     pi~^T - pi^T = pi~^T E Z exactly; pi~^T E sums to 0, so
     ||pi~^T E Z||_1 <= tau_1(Z) ||pi~^T E||_1 (tau_1 = ``dobrushin_coefficient``,
     <= the largest absolute row sum of Z); ||pi~^T E||_1 <= max_i ||E_i||_1 since

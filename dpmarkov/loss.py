@@ -223,7 +223,7 @@ def epsilon_exact(k, N, n, gamma, min_count):
 
     This is the smallest epsilon for which (epsilon, delta)-probabilistic DP
     (Definition 6) holds with this Omega_1; eq. (6) is compared with it in the book
-    (it is an upper bound for n >= 3 but fails for n = 2).  ``min_count`` is the
+    (it is an upper bound for n >= 3 but not for every n = 2 design).  ``min_count`` is the
     smallest count a category may hold, ceil(eta N) under Assumption 3.  No
     condition on k (Assumption 4) is needed.  Broadcasts.  Book: "The exact worst case".
 
@@ -281,7 +281,8 @@ def epsilon_corrected(k, eta, N, n, gamma):
           + (k/N) log((1 - (n-1) gamma) / gamma).
 
     It equals eq. (6) for n = 3, is smaller (tighter) for n >= 4 and larger for
-    n = 2, where eq. (6) is not an upper bound (book: "The exact worst case").  It is
+    n = 2, where eq. (6) is not an upper bound for every design (book: "The exact
+    worst case").  It is
     >= ``epsilon_exact(k, N, n, gamma, ceil(eta N))`` with equality when eta N is
     a whole number.  Needs Assumption 3 feasible with an adjacent pair
     (N >= n ceil(eta N) + 1); Assumption 4 is not needed.  Broadcasts.

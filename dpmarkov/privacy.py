@@ -219,7 +219,7 @@ def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
     Illinois method, for all elements at once, to a relative tolerance of 1e-13, on the
     safe side: eq. (6) at the k returned is at most the target.  A target below
     epsilon_star raises ``ValueError``: no k allowed by Assumption 4 reaches it.
-    For n = 2 use ``k_for_epsilon`` (eq. (6) understates the loss there).
+    For n = 2 use ``k_for_epsilon`` (eq. (6) can understate the loss there).
     Book: "The privacy loss of the Dirichlet mechanism" (Theorem 1 inverted).
 
     Parameters
@@ -260,8 +260,9 @@ def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
 
 
 # --- sound by default ------------------------------------------------------------------------
-# eq. (6) as printed is not an upper bound on the privacy loss for n = 2 (book: "The exact
-# worst case"); the functions a release is calibrated with use a bound that holds for every n.
+# eq. (6) as printed is not an upper bound on the privacy loss for every n = 2 design (book:
+# "The exact worst case"); the functions a release is calibrated with use a bound that holds
+# for every n.
 
 
 #: Names of the bounds ``epsilon`` uses (``bound_name`` and ``ChainPrivacy.bound_rows``).
@@ -273,7 +274,8 @@ BOUND_CORRECTED = "corrected eq. (6)"
 def bound_name(n):
     """Which bound ``epsilon`` uses for n categories: eq. (6) for n >= 3, corrected for n = 2.
 
-    eq. (6) of Theorem 1 understates the privacy loss for n = 2, where ``epsilon`` uses
+    eq. (6) of Theorem 1 can understate the privacy loss for n = 2 (it is not an upper
+    bound for every n = 2 design), so there ``epsilon`` uses
     the corrected eq. (6) (``epsilon_corrected``).  Book: "The exact worst case".
 
     Parameters
@@ -311,7 +313,7 @@ def epsilon(k, eta, N, n, gamma):
 
     For n >= 3 this is eq. (6) as printed (``epsilon_paper``), an upper bound on the
     privacy loss over Omega_1 (it is >= the corrected eq. (6), which is >= the exact
-    worst case).  For n = 2, where eq. (6) understates the loss, it is
+    worst case).  For n = 2, where eq. (6) can understate the loss, it is
     ``epsilon_corrected`` (1 - 2 eta replaced by 1 - (n-1) eta), which holds for every
     n and every N, eta*N whole or not.  ``bound_name(n)`` says which.  As a guard
     against rounding, the result is never below ``epsilon_exact`` at the minimum count
@@ -544,7 +546,7 @@ def k_for_epsilon(epsilon_target, eta, N, n, gamma):
     """The k at which the sound ``epsilon`` equals ``epsilon_target``: never an unsound k.
 
     For n >= 3 this is the inverse of eq. (6) (``k_for_epsilon_paper``); for n = 2 the
-    inverse of the corrected eq. (6), since eq. (6) understates the loss there.  The
+    inverse of the corrected eq. (6), since eq. (6) can understate the loss there.  The
     root is approached from below: ``epsilon`` at the k returned is at most the target
     and within 1e-13 relative of the root in k.  Broadcasts (all elements solved at once).
     Book: "The exact worst case" (Theorem 1 inverted for calibration).

@@ -208,3 +208,105 @@ def test_an_unscoped_comparison_is_found():
     assert not unscoped_comparisons(
         "The corrected bound of {doc}`stationary_bounds` is larger on this chain, though not "
         "on every chain (Theorem 4).")
+
+
+#: Issue 36, second referee N1: ``dm.stationary_tv_bound`` computes Theorem 4's right-hand side
+#: in the book's reading (Z with a plus sign, n_i in L_i), not as the paper prints it.
+AS_PRINTED = re.compile(r"as (?:the paper )?print(?:s|ed)\b|Theorem 4 prints"
+                        r"|printed (?:bound|right-hand side)", re.I)
+TV_BOUND = re.compile(r"stationary_tv_bound(?!_corrected)|right-hand side of Theorem 4"
+                      r"|Theorem 4's right-hand side|right-hand side Theorem 4")
+
+
+def printed_label_for_the_reading(text):
+    """Sentences of ``text`` that call ``dm.stationary_tv_bound`` (or Theorem 4's right-hand
+    side) "as printed"."""
+    return [s for unit in units(prose(text)) for s in sentences(unit)
+            if TV_BOUND.search(s) and AS_PRINTED.search(s)]
+
+
+def test_theorem_4_in_the_books_reading_is_not_called_as_printed():
+    pages = (sorted((ROOT / "book").glob("*.ipynb"))
+             + sorted((ROOT / "assignments").glob("*/*.ipynb")))
+    found = [f"{path.stem}: {s}" for path in pages for text in markdown_cells(path)
+             for s in printed_label_for_the_reading(text)]
+    import dpmarkov as dm
+    found += [f"docstring: {s}"
+              for s in printed_label_for_the_reading(dm.stationary_tv_bound.__doc__)]
+    assert not found, "\n\n".join(found)
+
+
+def test_an_as_printed_label_for_the_reading_is_found():
+    # the places the second referee quoted (N1), as they were written
+    fixtures = [
+        ("2. Compute the right-hand side of Theorem 4 as the paper prints it "
+         "({py:func}`dm.stationary_tv_bound <dpmarkov.stationary_tv_bound>`) and the book's "
+         "corrected right-hand side."),
+        ("`bound` to the right-hand side of\nTheorem 4 as the paper prints it "
+         "(`dm.stationary_tv_bound(counts, k)`); and"),
+        ("The right-hand side of Theorem 4 ({prf:ref}`thm-4`) as printed is {py:func}"
+         "`dm.stationary_tv_bound <dpmarkov.stationary_tv_bound>`; the corrected bound."),
+        ("set the right-hand side Theorem 4 prints ({py:func}`dm.stationary_tv_bound "
+         "<dpmarkov.stationary_tv_bound>`) next to the book's corrected one."),
+        "Theorem 4's right-hand side as printed: (1/2) ||Z||_1 sqrt(2 L), L = sum_i pi(i) L_i.",
+    ]
+    for text in fixtures:
+        assert printed_label_for_the_reading(text), text
+    assert not printed_label_for_the_reading(
+        "Compute the right-hand side of Theorem 4 in the book's reading ({py:func}"
+        "`dm.stationary_tv_bound <dpmarkov.stationary_tv_bound>`: the fundamental matrix with "
+        "a plus sign).")
+
+
+#: Issue 36, second referee N3: eq. (6) understates the loss for n = 2 only at some designs
+#: (whenever eta N is a whole number; the grade design with n = 2 is a counterexample), so a
+#: sentence saying it does for two categories carries a word of scope.
+UNDERSTATES = re.compile(r"\bunderstates? the (?:worst |privacy )?loss|\bfails for n = 2"
+                         r"|\bis no bound\b|\bits failure for\b", re.I)
+TWO = re.compile(r"n_?i? = 2|\$n(?:_i)? = 2\$|two categor|row of two|\bn = 2\b")
+N2_SCOPE = re.compile(r"\bcan\b|\bnever\b|\bwhenever\b|whole number|not (?:for )?every|\bsome\b"
+                      r"|not a bound at every|not always", re.I)
+
+
+def unscoped_n2_failures(text):
+    """Sentences of ``text`` that say eq. (6) understates the loss for two categories with no
+    word of the designs it does so at."""
+    return [s for unit in units(prose(text)) for s in sentences(unit)
+            if UNDERSTATES.search(s) and TWO.search(s) and not N2_SCOPE.search(s)]
+
+
+def _docstrings():
+    import inspect
+
+    import dpmarkov as dm
+    return [(name, inspect.getdoc(getattr(dm, name)) or "") for name in dm.__all__
+            if callable(getattr(dm, name))]
+
+
+def test_eq6_for_two_categories_is_scoped():
+    pages = (sorted((ROOT / "book").glob("*.ipynb"))
+             + sorted((ROOT / "assignments").glob("*/*.ipynb")))
+    found = [f"{path.stem}: {s}" for path in pages for text in markdown_cells(path)
+             for s in unscoped_n2_failures(text)]
+    found += [f"README: {s}" for s in unscoped_n2_failures((ROOT / "README.md").read_text())]
+    docs = _docstrings()
+    assert len(docs) > 30 and any("n = 2" in doc for _, doc in docs)   # the scan reads them
+    found += [f"{name}: {s}" for name, doc in docs for s in unscoped_n2_failures(doc)]
+    found += [f"{c.id}: {s}" for c in cl.CLAIMS for s in unscoped_n2_failures(c.evidence)]
+    assert not found, "\n\n".join(found)
+
+
+def test_an_unscoped_n2_failure_is_found():
+    # the places the second referee quoted (N3), as they were written
+    fixtures = [
+        "for $n = 2$, where it understates the privacy loss: the verdict.",
+        "For a row of two categories eq. (6) understates the loss (the verdict, the chapter).",
+        "for a row with $n_i = 2$, where eq. (6) as printed understates the worst loss, it uses",
+        "For n = 2 use ``k_for_epsilon`` (eq. (6) understates the loss there).",
+        "(it is an upper bound for n >= 3 but fails for n = 2).",
+        "for a row of two categories eq. (6) is no bound (thm-1-n2), so there the theorem needs",
+    ]
+    for text in fixtures:
+        assert unscoped_n2_failures(text), text
+    assert not unscoped_n2_failures(
+        "For a row of two categories eq. (6) can understate the loss (the verdict).")

@@ -78,8 +78,8 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n, *, on_unreachable="raise"):
     """(k, gamma) of the most accurate Dirichlet mechanism that Theorem 1 certifies (epsilon, delta)-DP.
 
     Theorem 1 ties three numbers: the sound eq. (6) (``dm.epsilon``: eq. (6) as printed
-    for n >= 3, the corrected eq. (6) for n = 2, where the printed one understates the
-    loss) gives epsilon(k, gamma) = b(k) + (k/N) log((1 - (n-1) gamma)/gamma), with b(k)
+    for n >= 3, the corrected eq. (6) for n = 2, where the printed one can understate
+    the loss) gives epsilon(k, gamma) = b(k) + (k/N) log((1 - (n-1) gamma)/gamma), with b(k)
     the Beta-function term; eq. (7) gives
     delta(k, gamma), the chance of leaving Omega_1 = {x : every x_i >= gamma}.  For a
     target epsilon, eq. (6) solves in closed form for gamma:

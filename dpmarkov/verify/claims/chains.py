@@ -87,10 +87,11 @@ def _lem1_proof():
 
 
 @add_claim("thm-3", "Thm. 3", "Algorithm 2 keeps D (max_i eps_i, max_i delta_i)-DP under "
-        "Definition 3, with eps_i, delta_i of Theorem 1 per row, for rows of at least three "
-        "categories.", "brute force", "holds",
-        "follows from Theorem 1 per row (proved for n_i >= 3) and Lemma 1 (exact check); for a "
-        "row of two categories eq. (6) is no bound (thm-1-n2), so there the theorem needs the "
+        "Definition 3, with eps_i, delta_i of Theorem 1 (eqs. (6)-(7)) per row.", "brute force",
+        "holds but loose",
+        "true for rows of at least three categories (Theorem 1 per row, proved for n_i >= 3, and "
+        "Lemma 1, exact check), and as loose as eq. (6) is for n >= 3; for a row of two "
+        "categories eq. (6) is not a bound at every design, so there the proof needs the "
         "corrected eq. (6), which dm.chain_privacy uses; it protects destinations only, the row "
         "sizes are public", CHAINS,
         kind="statement", support="our proof", proof="prop-parallel-composition, prop-exact-worst-loss")
@@ -146,12 +147,13 @@ def _alg2():
 @add_claim("thm-4", "Thm. 4", "E||pi - pi~||_TV <= (1/2) ||Z||_1 sqrt(2L).", "Monte Carlo",
         "supported numerically, not proved",
         "not proved: Monte Carlo found no counterexample in the stationary-bounds chapter's 120 "
-        "stress chains; the book proves a different bound, which is not always the larger: on "
-        "the taxi chain the printed bound is 1.48 > 1 against a Monte Carlo 0.023 and the "
-        "corrected bound 11.1, but on a five-state chain inside Assumptions 1-6 (unequal k_i) "
-        "the corrected bound 0.2810 is below the printed 0.4637 (column-sum ||Z||_1; 0.3424 with "
-        "row sums), so there the printed bound is proved too, in either reading; ||Z||_1 is "
-        "ambiguous (column or row sums)", STAT_BOUNDS,
+        "stress chains, with the bound in the book's reading (Z with a plus sign, n_i in L_i); "
+        "the book proves a different bound, which is not always the larger: on the taxi chain "
+        "Theorem 4's bound is 1.48 > 1 against a Monte Carlo 0.023 and the corrected bound "
+        "11.1, but on a five-state chain inside Assumptions 1-6 read row by row (one eta_i per "
+        "row, unequal k_i) the corrected bound 0.2810 is below Theorem 4's 0.4637 (column-sum "
+        "||Z||_1; 0.3424 with row sums), so there Theorem 4's bound is proved too, in either "
+        "reading; ||Z||_1 is ambiguous (column or row sums)", STAT_BOUNDS,
         kind="statement", support="numerical evidence only",
         checked="120 stress chains of 2 to 6 states and the book's taxi chain")
 def _thm4():
@@ -253,12 +255,14 @@ def _thm5_paper_bound(counts, k):
 
 
 @add_claim("thm-5", "Thm. 5", "E|tau_inf(P) - tau_inf(P~)| <= sqrt(2L).", "Monte Carlo", "fails",
-        "a three-state chain meeting every assumption literally (counts ((99800,100,100), (2,6,2), "
+        "a three-state chain meeting every assumption row by row, one eta_i per row as the book "
+        "reads Theorem 3 (counts ((99800,100,100), (2,6,2), "
         "(2,2,6)), k = (1500, 7.5, 7.5) = 3/(2 eta_i), every entry in [eta_i, 1-2 eta_i], full "
         "support, irreducible): E|dtau| = 0.1017 +- 0.0004 against sqrt(2L) = 0.0753; rank-one "
-        "chains (also inside every assumption) fail from n = 16 on; the two-state chain (0.058 vs "
-        "0.040) has an entry 0.998 > 1-2 eta, so can be argued excluded; the five-transitions-per-"
-        "row chain fails only under the per-support reading of L_i (not with the paper's n). The "
+        "chains (inside every assumption with one eta for all rows) fail from n = 16 on; the "
+        "two-state chain (0.058 vs 0.040) has an entry 0.998 > 1-2 eta, so can be argued "
+        "excluded; the five-transitions-per-row chain fails only under the per-support "
+        "reading of L_i (not with the paper's n). The "
         "corrected bound (1/2) sum_i sqrt(2 L_i) = 0.59 holds", STAT_BOUNDS,
         kind="statement", support="counterexample")
 def _thm5():
@@ -278,7 +282,7 @@ def _thm5():
     paper_n = _thm5_paper_bound(c3, k)                              # full support: readings agree
     corrected = ergodicity.ergodicity_bound_corrected(c3, k)
     return (dict(monte_carlo=mean, se=se, bound=bound, corrected=corrected,
-                 eta_1=float(eta[1]), literal_assumptions=literal),
+                 eta_1=float(eta[1]), assumptions_row_by_row=literal),
             literal and abs(bound - paper_n) < 1e-12 and mean - 5 * se > bound
             and agrees(mean, "0.1017", se) and agrees(bound, "0.0753")
             and agrees(corrected, "0.59") and mean <= corrected + 5 * se)
