@@ -1,16 +1,24 @@
 """Mutation testing of the core modules: a seeded sample of mutmut's one-line mutants, per module.
 
-    .venv/bin/python scripts/mutants.py [--per-module 10] [--seed 40] [--timeout 300] [MODULE ...]
+    nice -n 10 .venv/bin/python scripts/mutants.py [--per-module 10] [--seed 40] [--json F] [MODULE ...]
 
-For each module (``dpmarkov/MODULE.py``) the script lists every mutant mutmut 2.x would make
+MODULE is a path under ``dpmarkov/`` without ``.py`` (``privacy``, ``baselines/laplace``,
+``verify/claims/taxi``); the default is every module of ``TESTS``, in its order (the
+privacy-critical ones first).  For each module the script lists every mutant mutmut 2.x would make
 (``mutmut.list_mutations``: a flipped operator, a changed number, ``and``/``or``, a dropped
 keyword, a swapped comparison, ...: one line each), drops those that only change the text of a
 string (an error message, a format: ``XX...XX`` inserted), draws a seeded sample, and runs that
 module's fast unit tests (``TESTS`` below, not the whole suite) against each mutant, one at a
-time, with ``pytest -x`` and a timeout (a timeout counts as killed: mutmut's convention).  The
+time, with ``pytest -x`` and a timeout (ten times the tests' own time without a mutant, at
+least a minute; a timeout counts as killed: mutmut's convention).  The sample is a seeded
+shuffle of the module's mutants cut after ``--per-module``, so a smaller run is the start of a
+larger one with the same seed (``--per-module 8`` runs the first 8 of ``--per-module 30``).
+A survivor listed in ``EQUIVALENT`` (the same results by construction, with the reason) is
+reported as equivalent; any other survivor is a gap in the tests.  The
 work happens in a copy of the repository (``--copy``, default a temporary directory), so the
 working tree is never touched.  It prints one line per mutant (killed / survived, the diff) and
-the kill rate; ``--json FILE`` appends the rows to FILE (JSON lines) as they come.  mutmut's own runner (``mutmut run``) mutates every
+a table per module (killed / equivalent / gap, and the kill rate over the non-equivalent
+mutants); ``--list`` only prints the sample; ``--json FILE`` appends the rows to FILE (JSON lines) as they come.  mutmut's own runner (``mutmut run``) mutates every
 line of every file in place; this script only borrows its mutation operators, to keep the run
 to a few hundred mutants on a shared machine.  README.md, "Mutation testing", has the measured rate.
 """
@@ -24,26 +32,52 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import mutmut
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# each core module and the unit tests that are its own (fast, no notebooks)
+# each module and the unit tests that exercise it (fast, no notebooks; the quickest and most
+# specific first, as ``pytest -x`` stops at the first failure); the privacy-critical modules first
 TESTS = {
-    "privacy": ["test_privacy.py", "test_delta.py", "test_worst_case.py", "test_bound_mutants.py"],
+    "mechanism": ["test_mechanism.py", "test_guard_mutants.py"],
+    "privacy": ["test_privacy.py", "test_bound_mutants.py", "test_worst_case.py"],
     "profile": ["test_profile.py", "test_tiny_values.py"],
+    "_numerics": ["test_roots.py", "test_privacy.py", "test_bound_mutants.py", "test_tiny_values.py"],
+    "accounting": ["test_accounting.py"],
+    "composition": ["test_composition.py", "test_claim_mutants.py"],
+    "renyi": ["test_renyi.py"],
+    "chain": ["test_chain.py", "test_batch_bytes.py", "test_mutant_survivors.py", "test_guard_mutants.py"],
+    "display": ["test_display.py", "test_portable_outputs.py", "test_tiny_values.py", "test_mutant_survivors.py"],
+    "audit": ["test_audit.py"],
+    "verify/claims/_core": ["test_verdicts.py", "test_claims.py", "test_claim_mutants.py"],
+    "verify/claims/privacy": ["test_claims.py", "test_claim_mutants.py"],
+    "verify/claims/foundations": ["test_claims.py", "test_claim_mutants.py"],
+    "verify/claims/chains": ["test_claims.py", "test_claim_mutants.py"],
     "exit_probability": ["test_delta.py", "test_tiny_values.py", "test_bound_mutants.py"],
     "loss": ["test_worst_case.py", "test_guards.py", "test_bound_mutants.py"],
-    "mechanism": ["test_mechanism.py", "test_guard_mutants.py"],
-    "chain": ["test_chain.py", "test_guard_mutants.py"],
+    "_pairs": ["test_accounting.py", "test_worst_case.py", "test_profile.py"],
+    "_checks": ["test_guard_mutants.py", "test_simplex.py", "test_privacy.py", "test_chain.py"],
     "stationary": ["test_chain.py"],
     "ergodicity": ["test_chain.py"],
-    "composition": ["test_composition.py", "test_claim_mutants.py"],
-    "_numerics": ["test_privacy.py", "test_roots.py", "test_tiny_values.py", "test_bound_mutants.py"],
-    "_checks": ["test_guard_mutants.py", "test_simplex.py", "test_privacy.py", "test_chain.py"],
-    "display": ["test_display.py", "test_tiny_values.py"],
+    "accuracy": ["test_accuracy.py"],
+    "simplex": ["test_simplex.py"],
+    "baselines/calibration": ["test_baselines.py"],
+    "baselines/laplace": ["test_baselines.py"],
+    "baselines/geometric": ["test_baselines.py"],
+    "baselines/gaussian": ["test_baselines.py"],
+    "baselines/projection": ["test_baselines.py"],
+    "datasets/grades": ["test_datasets_grades.py"],
+    "datasets/sequences": ["test_datasets_sequences.py"],
+    "datasets/taxi": ["test_datasets_taxi.py", "test_trip_files.py"],
+    "datasets/trip_files": ["test_trip_files.py", "test_trip_files_hostile.py"],
+}
+
+# survivors that are the same program by construction: (module, the diff as ``key`` writes
+# it) -> why.  Keyed by the lines' text, not their numbers, so edits elsewhere keep them.
+EQUIVALENT = {
 }
 
 
@@ -64,27 +98,60 @@ def mutants(path):
 
 
 def run_tests(copy, tests, timeout):
-    """True if the tests fail (the mutant is killed) or time out."""
+    """(killed, last line, seconds): killed if the tests fail or time out."""
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-x", "-q", "--no-header",
            *[f"tests/{t}" for t in tests]]
     env = dict(os.environ, PYTHONPATH=str(copy))
+    start = time.monotonic()                        # the run's own duration, for the timeout only
     try:
         proc = subprocess.run(cmd, check=False, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return True, "timeout"
+        return True, "timeout", timeout
     last = proc.stdout.strip().splitlines()[-1:] or [""]
-    return proc.returncode != 0, last[0]
+    return proc.returncode != 0, last[0], time.monotonic() - start
+
+
+def sample(module, found, seed, per_module, skip=0):
+    """Entries ``skip`` to ``per_module`` of a seeded shuffle: a smaller run is the start of a
+    larger one, and ``--skip`` resumes it (``--per-module 5`` then ``--skip 5 --per-module 10``
+    runs the first 10)."""
+    order = random.Random(f"{seed}:{module}").sample(found, len(found))
+    return order[skip:per_module]
+
+
+def diff_of(source, mutated):
+    return [d for d in difflib.unified_diff(source.split("\n"), mutated.split("\n"), lineterm="", n=0)
+            if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+
+
+def equivalent(module, diff):
+    """The reason a survivor is equivalent (``EQUIVALENT``), or None."""
+    return EQUIVALENT.get((module, key(diff)))
+
+
+def key(diff):
+    """The diff as one line, stripped of indentation: ``EQUIVALENT``'s key."""
+    return " | ".join(d[0] + d[1:].strip() for d in diff)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("modules", nargs="*", default=list(TESTS))
     parser.add_argument("--per-module", type=int, default=10)
+    parser.add_argument("--skip", type=int, default=0, help="resume a sample after this many")
     parser.add_argument("--seed", type=int, default=40)
-    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per mutant (default: 10 x the tests' time without one, >= 60)")
     parser.add_argument("--copy", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
     args = parser.parse_args()
+    if args.list:
+        for module in args.modules:
+            source, found = mutants(ROOT / "dpmarkov" / f"{module}.py")
+            for mid, mutated in sample(module, found, args.seed, args.per_module, args.skip):
+                print(f"{module}:{mid.line_number + 1}  {key(diff_of(source, mutated))}")
+        return
     copy = args.copy or Path(tempfile.mkdtemp(prefix="dpmarkov-mutants-"))
     for part in ("dpmarkov", "tests", "pyproject.toml"):
         src, dst = ROOT / part, copy / part
@@ -97,31 +164,46 @@ def main():
     for module in args.modules:
         tests = [t for t in TESTS[module] if (copy / "tests" / t).exists()]
         target = copy / "dpmarkov" / f"{module}.py"
-        failed, last = run_tests(copy, tests, args.timeout)
+        failed, last, seconds = run_tests(copy, tests, None)
         if failed:                                  # a kill would mean nothing: say so, go on
             print(f"{module}: SKIPPED, the tests fail without a mutant ({last})", flush=True)
             continue
+        timeout = args.timeout or max(60.0, 10 * seconds)
         source, found = mutants(target)
-        sample = random.Random(f"{args.seed}:{module}").sample(found, min(args.per_module, len(found)))
-        sample.sort(key=lambda pair: pair[0].line_number)
         try:
-            for mid, mutated in sample:
+            for mid, mutated in sample(module, found, args.seed, args.per_module, args.skip):
                 target.write_text(mutated)
-                killed, last = run_tests(copy, tests, args.timeout)
-                diff = [d for d in difflib.unified_diff(source.split("\n"), mutated.split("\n"), lineterm="", n=0)
-                        if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+                killed, last, _ = run_tests(copy, tests, timeout)
+                diff = diff_of(source, mutated)
+                why = None if killed else equivalent(module, diff)
                 row = {"module": module, "line": mid.line_number + 1, "killed": killed,
-                       "tests": last, "diff": diff, "of": len(found)}
+                       "equivalent": why, "tests": last, "diff": diff, "of": len(found)}
                 rows.append(row)
                 if args.json:                       # row by row: a stopped run keeps its rows
                     with args.json.open("a") as f:
                         f.write(json.dumps(row) + "\n")
-                print(f"{module}:{row['line']} {'killed' if killed else 'SURVIVED'}  {' | '.join(diff)}",
-                      flush=True)
+                state = "killed" if killed else "equivalent" if why else "SURVIVED"
+                print(f"{module}:{row['line']} {state}  {' | '.join(diff)}", flush=True)
         finally:
             target.write_text(source)
-    killed = sum(r["killed"] for r in rows)
-    print(f"killed {killed} of {len(rows)} ({100 * killed / max(len(rows), 1):.1f} %)")
+    print(table(rows))
+
+
+def table(rows):
+    """The results per module: sampled, killed, equivalent, gaps, kill rate of the non-equivalent."""
+    lines = ["| module | mutants (of) | killed | equivalent | gaps | killed of non-equivalent |",
+             "|---|---|---|---|---|---|"]
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["module"], []).append(r)
+    for module, rs in list(groups.items()) + [("all", rows)]:
+        k = sum(r["killed"] for r in rs)
+        e = sum(bool(r.get("equivalent")) and not r["killed"] for r in rs)
+        n = len(rs) - e
+        of = rs[0]["of"] if module != "all" else sum(g[0]["of"] for g in groups.values())
+        lines.append(f"| {module} | {len(rs)} ({of}) | {k} | {e} | {n - k} | "
+                     f"{k}/{n} ({100 * k / max(n, 1):.0f} %) |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
