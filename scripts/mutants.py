@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # each module and the unit tests that exercise it (fast, no notebooks; the quickest and most
 # specific first, as ``pytest -x`` stops at the first failure); the privacy-critical modules first
 TESTS = {
-    "mechanism": ["test_mechanism.py", "test_guard_mutants.py"],
-    "privacy": ["test_privacy.py", "test_bound_mutants.py", "test_worst_case.py"],
+    "mechanism": ["test_mechanism.py", "test_guard_mutants.py", "test_mutant_survivors.py"],
+    "privacy": ["test_privacy.py", "test_bound_mutants.py", "test_worst_case.py", "test_mutant_survivors.py"],
     "profile": ["test_profile.py", "test_tiny_values.py"],
     "_numerics": ["test_roots.py", "test_privacy.py", "test_bound_mutants.py", "test_tiny_values.py"],
     "accounting": ["test_accounting.py"],
@@ -78,6 +78,23 @@ TESTS = {
 # survivors that are the same program by construction: (module, the diff as ``key`` writes
 # it) -> why.  Keyed by the lines' text, not their numbers, so edits elsewhere keep them.
 EQUIVALENT = {
+    ("mechanism", ("-if np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size): | "
+                  "+if np.count_nonzero(out) < np.count_nonzero(support) * (out.size / alpha.size):")):
+        "out has shape shape + alpha.shape, so out.size is a whole multiple of alpha.size and "
+        "the float quotient (below 2**53) is the same whole number",
+    ("mechanism", "-if width >= 8 or x.ndim < 2: | +if width > 8 or x.ndim < 2:"):
+        "in _row_max (line 249): a maximum is exact, so the column-by-column loop and numpy's "
+        "max agree at width 8 too (a NaN propagates either way); the same text in _row_sums is "
+        "not equivalent and is killed (test_mutant_survivors: numpy adds 8 entries pairwise)",
+    ("mechanism", "-support = rows_alpha > 0 | +support = rows_alpha >= 0"):
+        "an entry with alpha_i = 0 counted as small is drawn as G(1) U^(1/0) = 0 (and -inf in "
+        "logs), the value it has outside the support: the same distribution and the same zeros; "
+        "only which random numbers a seed gives each entry moves (no seeded output is promised "
+        "across versions)",
+    ("privacy", ("-gap = (x0 - x1) / (x0 + h) - 2.0 * np.maximum(x2 - x3, 0.0) / x3 | "
+                "+gap = (x0 - x1) / (x0 + h) - 3.0 * np.maximum(x2 - x3, 0.0) / x3")):
+        "a stricter certificate that the guard of eq. (6) loses: fewer rows skip the guard, whose "
+        "max(out0, out1) is then out0 bit for bit (the docstring's proof), the same epsilon",
 }
 
 
@@ -145,7 +162,15 @@ def main():
     parser.add_argument("--copy", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
+    parser.add_argument("--survivors", action="store_true",
+                        help="run only the sample's mutants that survived in --json (after a new test)")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="write the table of the rows in --json to this Markdown file, run nothing")
     args = parser.parse_args()
+    if args.report:
+        args.report.write_text(report(latest(args.json)))
+        print(args.report.read_text())
+        return
     if args.list:
         for module in args.modules:
             source, found = mutants(ROOT / "dpmarkov" / f"{module}.py")
@@ -170,8 +195,13 @@ def main():
             continue
         timeout = args.timeout or max(60.0, 10 * seconds)
         source, found = mutants(target)
+        chosen = sample(module, found, args.seed, args.per_module, args.skip)
+        if args.survivors:                          # only those the last run left alive
+            before = latest(args.json)
+            chosen = [(mid, mutated) for mid, mutated in chosen
+                      if not before.get((module, key(diff_of(source, mutated))), {"killed": True})["killed"]]
         try:
-            for mid, mutated in sample(module, found, args.seed, args.per_module, args.skip):
+            for mid, mutated in chosen:
                 target.write_text(mutated)
                 killed, last, _ = run_tests(copy, tests, timeout)
                 diff = diff_of(source, mutated)
@@ -187,6 +217,37 @@ def main():
         finally:
             target.write_text(source)
     print(table(rows))
+
+
+def latest(path):
+    """The rows of a ``--json`` file, the last one per mutant (module, diff): a re-run after a new
+    test replaces the earlier verdict."""
+    rows = {}
+    if path and path.exists():
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            rows[(r["module"], key(r["diff"]))] = r
+    return rows
+
+
+def report(rows):
+    """The Markdown page of the measured rate: the table (``EQUIVALENT`` as it is now), then every
+    equivalent survivor with its reason and every gap left."""
+    rows = list(rows.values())
+    for r in rows:
+        r["equivalent"] = None if r["killed"] else equivalent(r["module"], r["diff"])
+    lines = ["# Mutation testing: the measured rate", "",
+             "Generated by `scripts/mutants.py --json tests/mutants.jsonl --report tests/MUTANTS.md`",
+             "from the rows of the runs in `tests/mutants.jsonl` (the last run of each mutant counts);",
+             "do not edit by hand.  README.md, \"Mutation testing\", says how the sample is drawn.", "",
+             table(rows), ""]
+    eq = [r for r in rows if r["equivalent"]]
+    gaps = [r for r in rows if not r["killed"] and not r["equivalent"]]
+    lines += [f"## Equivalent survivors ({len(eq)})", ""]
+    lines += [f"- `{r['module']}`:{r['line']} `{key(r['diff'])}`: {r['equivalent']}" for r in eq]
+    lines += ["", f"## Gaps ({len(gaps)}): survivors with no test yet", ""]
+    lines += [f"- `{r['module']}`:{r['line']} `{key(r['diff'])}`" for r in gaps] or ["None."]
+    return "\n".join(lines) + "\n"
 
 
 def table(rows):

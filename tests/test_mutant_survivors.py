@@ -72,3 +72,84 @@ def test_error_messages_abbreviate_arrays_beyond_six_entries():
     from dpmarkov import _checks
     assert _checks.show(np.arange(6.0)) == "[0. 1. 2. 3. 4. 5.]"
     assert _checks.show(np.arange(7.0)) == "[0. 1. ... 5. 6.]"
+
+
+# mechanism._row_sums: ``if width >= 8`` replaced by ``width > 8`` survived.  The row sums
+# promise numpy's own sum bit for bit (numpy adds 8 or more entries pairwise, fewer in
+# order), so a draw with every k*C_i >= 1 is the textbook construction exactly: gamma
+# variates of the generator's stream divided by their sum, for every width across 8.
+@pytest.mark.parametrize("n", range(2, 13))
+def test_a_draw_is_the_gamma_variates_over_their_numpy_sum_bit_for_bit(n):
+    counts = np.arange(1, n + 1)
+    k = 10.0 * counts.sum() + 0.37                  # every k*C_i >= 10: the plain gamma path
+    alpha = dm.dirichlet_parameters(counts, k)
+    g = np.random.default_rng(7).standard_gamma(alpha, size=(64, n))
+    assert np.array_equal(dm.privatize(counts, k, rng=7, size=64), g / g.sum(axis=-1, keepdims=True))
+
+
+# mechanism.sample_dirichlet: ``out.max(axis=-1)`` (rescaling draws whose sum overflows)
+# replaced by ``axis=-2`` survived (no test reached the branch with more than one draw).  At
+# k = the largest float these 7 counts give gamma variates whose sum rounds to inf (found by
+# search; the variates' noise, sqrt(k C_i), is far below their rounding); each row must still
+# be its own draw, within 1e-12 of C (a Dirichlet draw's standard deviation is below
+# 1/sqrt(k)), not rescaled by the other draws' maxima.
+def test_draws_whose_gamma_sum_overflows_are_each_near_c():
+    counts = np.array([16, 33, 2, 29, 41, 39, 4])
+    k = np.finfo(float).max
+    g = np.random.default_rng(0).standard_gamma(dm.dirichlet_parameters(counts, k), size=(5, 7))
+    with np.errstate(over="ignore"):
+        assert np.isinf(g.sum(axis=-1)).all()       # the branch under test is taken
+    x = dm.privatize(counts, k, rng=0, size=5)
+    assert np.allclose(x, counts / counts.sum(), rtol=1e-12, atol=0)
+
+
+# mechanism._sample_mixed: ``np.cumsum(lonely_row) - 1`` (the place of each row whose every
+# alpha_i < 1 among those rows) replaced by ``- 2`` survived: with one such row, index -1 is
+# index 0.  With two such rows of different supports the rows swap places, so a row gets
+# mass outside its own support; every row must keep exactly its support, for any seed.
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_drawn_in_logs_keep_their_own_support(seed):
+    counts = np.array([[1, 0, 1, 0], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 2, 2]])
+    k = np.array([0.9, 0.9, 5.0, 0.8])              # rows 0, 1 and 3: every alpha_i < 1
+    P = dm.privatize_chain(counts, k, support=counts > 0, rng=seed, size=4)
+    assert np.array_equal(P > 0, np.broadcast_to(counts > 0, P.shape))
+    assert np.allclose(P.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
+
+
+# privacy.k_min: dropping ``@_checks.public`` survived (the README once called it equivalent:
+# "its body cannot warn").  It can: 3/(2 eta) overflows for a subnormal eta, which is in
+# (0, 1/4).  The policy asks for a ValueError naming eta, never inf and a stray warning.
+@pytest.mark.parametrize("eta", [5e-324, 1e-310])
+def test_k_min_of_a_subnormal_eta_is_refused_not_inf(eta):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=rf"k_min\(eta={eta!r}\).*no finite result"):
+            dm.k_min(eta)
+    assert dm.k_min(1e-300) == 1.5e300              # small but normal: the formula
+
+
+# privacy.epsilon_and_delta: its fast path's check made stricter survived (``eta > 1``,
+# ``k >= 1.5/eta/(1 - REL_SLACK)`` or ``* (2 - REL_SLACK)``, ``pairs = N >= n m + 2``): every
+# row then goes the checked path, which gives the same numbers, only slower.  The fast path is
+# the function's reason to exist (Theorem 3 per row of a large chain): every valid design must
+# take it, including those at each edge of its check: k at Assumption 4's floor less the
+# slack, eta N whole, N = n m + 1 (exactly two count vectors above the minimum m).
+def test_every_valid_design_takes_the_fast_path(monkeypatch):
+    from dpmarkov import privacy
+
+    def checked(*args):
+        raise AssertionError("a valid design left the fast path")
+
+    designs = [(0.2, 5.0, 4.0, 0.2), (0.1, 21.0, 2.0, 0.4), (0.1, 11.0, 5.0, 0.1),
+               (0.05, 1000.0, 3.0, 0.3), (0.24, 25.0, 3.0, 0.01)]
+    eta, N, n, gamma = (np.array(c) for c in zip(*designs))
+    m = np.ceil(eta * N * (1 - 1e-12))
+    assert np.array_equal(N >= n * m + 1, np.ones(len(designs), bool))
+    assert (N == n * m + 1).sum() >= 2                  # the edge of ``pairs`` is in
+    k = 1.5 / eta * (1 - 0.5e-12)                       # below the floor, within the slack
+    expected = privacy.epsilon_and_delta(k, eta, N, n, gamma)
+    monkeypatch.setattr(privacy, "_epsilon_and_delta_checked", checked)
+    got = privacy.epsilon_and_delta(k, eta, N, n, gamma)
+    assert all(np.array_equal(a, b) for a, b in zip(got, expected))
+    assert np.array_equal(got[0], dm.epsilon(k, eta, N, n, gamma))
