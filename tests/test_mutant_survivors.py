@@ -153,3 +153,26 @@ def test_every_valid_design_takes_the_fast_path(monkeypatch):
     got = privacy.epsilon_and_delta(k, eta, N, n, gamma)
     assert all(np.array_equal(a, b) for a, b in zip(got, expected))
     assert np.array_equal(got[0], dm.epsilon(k, eta, N, n, gamma))
+
+
+# privacy.k_for_epsilon: dropping ``@_checks.public`` survived: a target so large that the
+# doubled bracket overflows then escaped as a bare RuntimeWarning (an error under the test
+# suite's filters, a stray warning and inf for a user).  It must be a ValueError naming the
+# call and epsilon_target, with no warning.
+def test_k_for_an_epsilon_beyond_reach_is_refused_naming_the_target():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"k_for_epsilon\(epsilon_target=1e\+308, .*no finite result"):
+            dm.k_for_epsilon(1e308, 0.1, 100, 3, 0.1)
+
+
+# privacy._eq6_interval_ok: its rounding slack ``> 1 + 1e-12`` made ``1 + 2e-12`` survived
+# (only designs far outside the interval were tested).  At both sides of the limit: with
+# N = 3, 3 eta + 1/N = 1 + 1.5e-12 is refused (the proof's interval is empty) and
+# 1 + 0.6e-12 (rounding of a design on the border) is accepted.
+def test_the_interval_of_eq6_is_refused_just_beyond_its_slack():
+    with pytest.raises(ValueError, match=r"N=3 and eta=0\.2222.* give 3\*eta \+ 1/N > 1"):
+        dm.epsilon_paper(20.0, 2 / 9 + 5e-13, 3, 2, 0.3)
+    inside = dm.epsilon_paper(20.0, 2 / 9 + 2e-13, 3, 2, 0.3)
+    assert np.isclose(inside, dm.epsilon_paper(20.0, 2 / 9, 3, 2, 0.3), rtol=1e-9)
