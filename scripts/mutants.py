@@ -1,6 +1,7 @@
 """Mutation testing of the core modules: a seeded sample of mutmut's one-line mutants, per module.
 
     nice -n 10 .venv/bin/python scripts/mutants.py [--per-module 10] [--seed 40] [--json F] [MODULE ...]
+    .venv/bin/python scripts/mutants.py --json tests/mutants.jsonl --report tests/MUTANTS.md
 
 MODULE is a path under ``dpmarkov/`` without ``.py`` (``privacy``, ``baselines/laplace``,
 ``verify/claims/taxi``); the default is every module of ``TESTS``, in its order (the
@@ -20,7 +21,11 @@ working tree is never touched.  It prints one line per mutant (killed / survived
 a table per module (killed / equivalent / gap, and the kill rate over the non-equivalent
 mutants); ``--list`` only prints the sample; ``--json FILE`` appends the rows to FILE (JSON lines) as they come.  mutmut's own runner (``mutmut run``) mutates every
 line of every file in place; this script only borrows its mutation operators, to keep the run
-to a few hundred mutants on a shared machine.  README.md, "Mutation testing", has the measured rate.
+to a few hundred mutants on a shared machine.  ``--survivors`` re-runs only the sample's mutants
+that survived in ``--json`` (after a new test; the last row of a mutant counts), and
+``--report FILE`` writes the table of the rows in ``--json`` (``EQUIVALENT`` as it is now) with
+every equivalent survivor's reason and every gap: ``tests/MUTANTS.md``, which README.md,
+"Mutation testing", points to.
 """
 
 import argparse
@@ -95,6 +100,10 @@ EQUIVALENT = {
                 "+gap = (x0 - x1) / (x0 + h) - 3.0 * np.maximum(x2 - x3, 0.0) / x3")):
         "a stricter certificate that the guard of eq. (6) loses: fewer rows skip the guard, whose "
         "max(out0, out1) is then out0 bit for bit (the docstring's proof), the same epsilon",
+    ("privacy", ("-return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 >= 1.0) & (k < 1e300) | "
+                 "+return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 > 1.0) & (k < 1e300)")):
+        "the same stricter certificate of _guard_loses (rows with x3 = 1 exactly evaluate the "
+        "guard, which then loses: the same epsilon)",
 }
 
 
