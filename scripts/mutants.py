@@ -208,7 +208,8 @@ def main():
         if args.survivors:                          # only those the last run left alive
             before = latest(args.json)
             chosen = [(mid, mutated) for mid, mutated in chosen
-                      if not before.get((module, key(diff_of(source, mutated))), {"killed": True})["killed"]]
+                      if not before.get((module, mid.line_number + 1, key(diff_of(source, mutated))),
+                                      {"killed": True})["killed"]]
         try:
             for mid, mutated in chosen:
                 target.write_text(mutated)
@@ -229,13 +230,14 @@ def main():
 
 
 def latest(path):
-    """The rows of a ``--json`` file, the last one per mutant (module, diff): a re-run after a new
-    test replaces the earlier verdict."""
+    """The rows of a ``--json`` file, the last one per mutant (module, line, diff): a re-run after
+    a new test replaces the earlier verdict (of the same source: an edit that moves lines
+    leaves the old rows alone)."""
     rows = {}
     if path and path.exists():
         for line in path.read_text().splitlines():
             r = json.loads(line)
-            rows[(r["module"], key(r["diff"]))] = r
+            rows[(r["module"], r["line"], key(r["diff"]))] = r
     return rows
 
 
