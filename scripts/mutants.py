@@ -104,6 +104,12 @@ EQUIVALENT = {
                  "+return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 > 1.0) & (k < 1e300)")):
         "the same stricter certificate of _guard_loses (rows with x3 = 1 exactly evaluate the "
         "guard, which then loses: the same epsilon)",
+    ("stationary", "-pi[:, 0] = 1.0 | +pi[:, 0] = 2.0"):
+        "the reference GTH's unnormalised pi scaled by 2, a power of two: every product and sum "
+        "is scaled exactly and the final division by the sum removes it, bit for bit",
+    ("stationary", "-return 64 | +return 65"):
+        "the panel width of the blocked GTH for n >= 512, a speed setting: any width performs "
+        "the same eliminations grouped differently (pi to rounding, which the tests bound)",
 }
 
 
