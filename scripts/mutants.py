@@ -61,11 +61,11 @@ TESTS = {
     "verify/claims/privacy": ["test_claims.py", "test_claim_mutants.py"],
     "verify/claims/foundations": ["test_claims.py", "test_claim_mutants.py"],
     "verify/claims/chains": ["test_claims.py", "test_claim_mutants.py"],
-    "exit_probability": ["test_delta.py", "test_tiny_values.py", "test_bound_mutants.py"],
+    "exit_probability": ["test_delta.py", "test_tiny_values.py", "test_bound_mutants.py", "test_mutant_survivors.py"],
     "loss": ["test_worst_case.py", "test_guards.py", "test_bound_mutants.py"],
     "_pairs": ["test_accounting.py", "test_worst_case.py", "test_profile.py"],
     "_checks": ["test_guard_mutants.py", "test_simplex.py", "test_privacy.py", "test_chain.py"],
-    "stationary": ["test_chain.py"],
+    "stationary": ["test_chain.py", "test_mutant_survivors.py"],
     "ergodicity": ["test_chain.py"],
     "accuracy": ["test_accuracy.py"],
     "simplex": ["test_simplex.py"],
@@ -110,6 +110,9 @@ EQUIVALENT = {
     ("stationary", "-return 64 | +return 65"):
         "the panel width of the blocked GTH for n >= 512, a speed setting: any width performs "
         "the same eliminations grouped differently (pi to rounding, which the tests bound)",
+    ("stationary", "-lo = max(1, hi - panel + 1) | +lo = max(1, hi - panel - 1)"):
+        "panels of panel + 2 states instead of panel in the blocked GTH: the same eliminations "
+        "grouped differently, as with another panel width (pi to rounding)",
 }
 
 
