@@ -178,11 +178,13 @@ def test_the_interval_of_eq6_is_refused_just_beyond_its_slack():
     assert np.isclose(inside, dm.epsilon_paper(20.0, 2 / 9, 3, 2, 0.3), rtol=1e-9)
 
 
-# exit_probability.worst_counts: its floor ``whole_number("N", N, 2)`` raised to 3 survived
+# exit_probability.worst_counts and min_count: their floor N >= 2 raised to 3 survived
 # (only larger N were tested).  At both sides of the limit: N = 2 records in n = 2
 # categories is a design (m = 1 for every eta < 1/4, one count vector (1, 1)), N = 1 is not.
-def test_worst_counts_at_the_smallest_n():
+def test_worst_counts_and_min_count_at_the_smallest_n():
     assert dm.worst_counts(0.1, 2, 2).tolist() == [1.0, 1.0]
     assert dm.worst_counts(0.2499, 2, 2).tolist() == [1.0, 1.0]
-    with pytest.raises(ValueError, match=r"^N=1(\.0)? must be >= 2"):
-        dm.worst_counts(0.1, 1, 2)
+    assert dm.min_count(0.2499, 2) == 1
+    for f in (lambda: dm.worst_counts(0.1, 1, 2), lambda: dm.min_count(0.1, 1)):
+        with pytest.raises(ValueError, match=r"^N=1(\.0)? must be >= 2"):
+            f()
