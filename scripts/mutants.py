@@ -52,7 +52,7 @@ TESTS = {
     "profile": ["test_profile.py", "test_tiny_values.py"],
     "_numerics": ["test_roots.py", "test_privacy.py", "test_bound_mutants.py", "test_tiny_values.py"],
     "accounting": ["test_accounting.py"],
-    "composition": ["test_composition.py", "test_claim_mutants.py"],
+    "composition": ["test_composition.py", "test_claim_mutants.py", "test_mutant_survivors.py"],
     "renyi": ["test_renyi.py"],
     "chain": ["test_chain.py", "test_batch_bytes.py", "test_mutant_survivors.py", "test_guard_mutants.py"],
     "display": ["test_display.py", "test_portable_outputs.py", "test_tiny_values.py", "test_mutant_survivors.py"],
@@ -113,6 +113,10 @@ EQUIVALENT = {
     ("stationary", "-lo = max(1, hi - panel + 1) | +lo = max(1, hi - panel - 1)"):
         "panels of panel + 2 states instead of panel in the blocked GTH: the same eliminations "
         "grouped differently, as with another panel width (pi to rounding)",
+    ("composition", ("-edges = where.searchsorted(np.arange(0, arr.size + 1, n))    # row i: [e_i, e_i+1) | "
+                     "+edges = where.searchsorted(np.arange(0, arr.size + 2, n))    # row i: [e_i, e_i+1)")):
+        "arange(0, n*n + 1, n) and arange(0, n*n + 2, n) are the same n + 1 row starts for n >= 2 "
+        "(n*n + 2 <= n*n + n), and n = 1 never takes this sparse branch (4 transitions > 1 entry)",
 }
 
 

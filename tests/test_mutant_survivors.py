@@ -188,3 +188,19 @@ def test_worst_counts_and_min_count_at_the_smallest_n():
     for f in (lambda: dm.worst_counts(0.1, 1, 2), lambda: dm.min_count(0.1, 1)):
         with pytest.raises(ValueError, match=r"^N=1(\.0)? must be >= 2"):
             f()
+
+
+# stationary._stochastic_fast: its shape test ``arr.ndim < 2`` made ``<= 2`` survived: one
+# matrix then always went through the full ``check_stochastic``, which accepts it too, only
+# slower.  A valid matrix, or a stack of them, must be accepted by the two-pass check alone.
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+def test_a_stochastic_matrix_takes_the_fast_check(monkeypatch, shape):
+    from dpmarkov import stationary
+    P = np.broadcast_to(np.array([[0.5, 0.25, 0.25], [0.2, 0.2, 0.6], [0.1, 0.8, 0.1]]), shape)
+    expected = dm.stationary_distribution(P)
+
+    def full(*args):
+        raise AssertionError("a stochastic matrix left the fast check")
+
+    monkeypatch.setattr(stationary, "check_stochastic", full)
+    assert np.array_equal(dm.stationary_distribution(P), expected)
