@@ -121,6 +121,11 @@ EQUIVALENT = {
         "a row total of exactly 2**53 then takes the lean checks instead of the full ones; both "
         "compute the same float N and accept the same counts (checked with counts 2**52 + 1 and "
         "2**52), so the same numbers",
+    ("composition", ("-fails = not (low >= border).all() or np.count_nonzero(arr != 0) != transitions | "
+                     "+fails = not (low > border).all() or np.count_nonzero(arr != 0) != transitions")):
+        "a sparse matrix with a count exactly at its row's border (eta N_i (1 - 1e-12), rarely a "
+        "whole number) then takes the full checks, which accept it with the same rule and give "
+        "the same numbers",
     ("stationary", ("-batch = min(GTH_BATCH, max(1, BATCH_BYTES // (8 * n * n)))   # as Algorithm 2 batches | "
                     "+batch = min(GTH_BATCH, max(1, BATCH_BYTES // (9 * n * n)))   # as Algorithm 2 batches")):
         "how many matrices one GTH call solves (memory only): each matrix is eliminated on its own, "

@@ -207,25 +207,35 @@ def test_a_stochastic_matrix_takes_the_fast_check(monkeypatch, shape):
 
 
 # composition._lean_inputs: its size test ``0 < counts.size <= MAX_ELEMENTS`` made ``<``
-# survived: a count matrix of exactly the largest size then went through the full checks,
-# which accept it too, only slower.  With the limit lowered to 9 numbers, a valid 3 x 3
-# matrix, full or diagonal, must take the lean path; a 4 x 4 matrix (16 > 9)
-# must not (it is then refused by the full checks, naming the limit).
+# survived, and ``N.min() > 0`` made ``> 1``: a count matrix of exactly the largest size, or
+# with a row of one record, then went through the full checks, which accept it too, only
+# slower.  With the limit lowered to 9 numbers, valid 3 x 3 matrices (full, diagonal, one
+# row of total 1) must take the lean path; a 4 x 4 matrix (16 > 9) must not.
 def test_valid_count_matrices_up_to_the_limit_take_the_lean_checks(monkeypatch):
     from dpmarkov import _checks, composition
     dense = np.array([[300, 100, 200], [50, 550, 100], [200, 200, 200]])
     diagonal = np.array([[300, 0, 0], [0, 550, 0], [0, 0, 200]])
-    expected = [dm.chain_privacy(c, 100.0, 0.07, 0.1, support=c > 0) for c in (dense, diagonal)]
+    one = np.array([[1, 0, 0], [50, 550, 100], [200, 200, 200]])
+    expected = [dm.chain_privacy(c, 100.0, 0.07, 0.1, support=c > 0) for c in (dense, diagonal, one)]
     monkeypatch.setattr(_checks, "MAX_ELEMENTS", 9)
 
     def full(*args):
         raise AssertionError("a valid count matrix left the lean checks")
 
     monkeypatch.setattr(composition, "check_support", full)
-    for c, e in zip((dense, diagonal), expected):
+    for c, e in zip((dense, diagonal, one), expected):
         got = dm.chain_privacy(c, 100.0, 0.07, 0.1, support=c > 0)
         assert np.array_equal(got.epsilon_rows, e.epsilon_rows)
         assert np.array_equal(got.delta_rows, e.delta_rows)
     big = np.full((4, 4), 25)
     with pytest.raises(AssertionError, match="left the lean checks"):
         dm.chain_privacy(big, 100.0, 0.07, 0.1, support=big > 0)
+
+
+# composition._lean_inputs: ``0 < counts.size`` made ``0 <=`` survived: an empty count
+# matrix then reached the lean path and failed as a division by zero.  It must be refused
+# by the shape rule, naming counts.
+def test_an_empty_count_matrix_is_refused_by_its_shape():
+    empty = np.zeros((0, 0))
+    with pytest.raises(ValueError, match=r"^counts has shape \(0, 0\): expected a square matrix"):
+        dm.chain_privacy(empty, 100.0, 0.07, 0.1, support=empty > 0)
