@@ -239,3 +239,28 @@ def test_an_empty_count_matrix_is_refused_by_its_shape():
     empty = np.zeros((0, 0))
     with pytest.raises(ValueError, match=r"^counts has shape \(0, 0\): expected a square matrix"):
         dm.chain_privacy(empty, 100.0, 0.07, 0.1, support=empty > 0)
+
+
+# stationary.stationary_distribution: ``if flat.shape[0] == 1`` (one matrix: its error as
+# it is) made ``flat.shape[1] == 1`` survived: one reducible matrix was then reported as
+# "matrix 0 of the stack".  One matrix is named as P; in a stack, the failing matrix by index.
+def test_a_reducible_matrix_is_named_alone_or_by_its_place_in_the_stack():
+    reducible = np.array([[1.0, 0, 0], [0, 0.5, 0.5], [0, 0.5, 0.5]])
+    good = np.array([[0.5, 0.25, 0.25], [0.2, 0.2, 0.6], [0.1, 0.8, 0.1]])
+    with pytest.raises(ValueError, match=r"^P is reducible: 2 communicating classes"):
+        dm.stationary_distribution(reducible)
+    with pytest.raises(ValueError, match=r"^P is reducible \(matrix 1 of the stack\): 2 communicating"):
+        dm.stationary_distribution(np.stack([good, reducible]))
+
+
+# composition.probabilistic_delta: its rounding slack ``exp(eps) Mb (1 + 1e-12)`` made
+# ``2e-12`` survived.  At both sides of the limit, eps = 0 and two outputs: a ratio of
+# 1 + 1.5e-12 between the rows is a privacy loss above eps on both outputs (delta = 1), a
+# ratio of 1 + 0.5e-12 is rounding (delta = 0).
+def test_probabilistic_delta_slack_on_both_sides():
+    def mech(r):
+        top = 0.5 * (1 + r)
+        return [[top, 1 - top], [0.5, 0.5]]
+
+    assert dm.probabilistic_delta(mech(1.5e-12), [[0, 1]], 0.0) == 1.0
+    assert dm.probabilistic_delta(mech(0.5e-12), [[0, 1]], 0.0) == 0.0
