@@ -213,7 +213,7 @@ def main():
                 print(f"{module}:{mid.line_number + 1}  {key(diff_of(source, mutated))}")
         return
     copy = args.copy or Path(tempfile.mkdtemp(prefix="dpmarkov-mutants-"))
-    for part in ("dpmarkov", "tests", "pyproject.toml"):
+    for part in ("dpmarkov", "tests", "scripts", "pyproject.toml"):   # tests run scripts too
         src, dst = ROOT / part, copy / part
         if src.is_dir():
             shutil.copytree(src, dst, dirs_exist_ok=True,
