@@ -130,6 +130,11 @@ EQUIVALENT = {
                     "+batch = min(GTH_BATCH, max(1, BATCH_BYTES // (9 * n * n)))   # as Algorithm 2 batches")):
         "how many matrices one GTH call solves (memory only): each matrix is eliminated on its own, "
         "its pi the same to rounding",
+    ("chain", "-rows = max(1, _SLICE // alpha.shape[1]) | +rows = max(2, _SLICE // alpha.shape[1])"):
+        "differs only for n > 2**20 states (slices of 2 rows instead of 1): the slices consume "
+        "the streams in order, so the same draws (memory only)",
+    ("chain", "-for r in range(0, alpha.shape[0], rows): | +for r in range(0, alpha.shape[1], rows):"):
+        "alpha is the square (n, n) matrix of Algorithm 2: its two dimensions are equal",
 }
 
 

@@ -264,3 +264,36 @@ def test_probabilistic_delta_slack_on_both_sides():
 
     assert dm.probabilistic_delta(mech(1.5e-12), [[0, 1]], 0.0) == 1.0
     assert dm.probabilistic_delta(mech(0.5e-12), [[0, 1]], 0.0) == 0.0
+
+
+# chain.check_support_border: the branch for rows whose total overflows (counts near 1e308),
+# ``low = (counts > 0) & (proportions < eta slack)``, replaced by ``low = None`` survived:
+# Assumption 3 then went unchecked on such rows.  At both sides: a count of 1 next to two of
+# 1e308 is far below eta N_i and refused, naming it; 5e307 next to them is 0.2 of the row
+# (above eta = 0.1) and accepted.
+def test_assumption_3_is_checked_on_rows_whose_total_overflows():
+    low = np.array([[1e308, 1e308, 1.0], [1, 1, 1], [1, 1, 1]])
+    with pytest.raises(ValueError, match=r"^counts\[0, 2\]=1 is below eta\*N_i=inf"):
+        dm.privatize_chain(low, 100.0, support=low > 0, eta=0.1, rng=0)
+    fine = np.array([[1e308, 1e308, 5e307], [1, 1, 1], [1, 1, 1]])
+    P = dm.privatize_chain(fine, 100.0, support=fine > 0, eta=0.1, rng=0)
+    assert np.allclose(P.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
+
+
+# chain._row_design: ``k_arr.ndim > 1`` (k one number or one per row) made ``> 2``
+# survived: a matrix of k's was then taken as rows of k.  It must be refused, naming k's shape.
+def test_a_matrix_of_k_is_refused_naming_its_shape():
+    counts = np.array([[30, 10], [5, 55]])
+    with pytest.raises(ValueError, match=r"^k has shape \(2, 2\): give one k or one per row \(2,\)"):
+        dm.privatize_chain(counts, np.full((2, 2), 20.0), support=counts > 0, rng=0)
+
+
+# chain.row_kl_bounds: dropping ``@_checks.public`` survived: a row total that overflows then
+# escaped as a bare RuntimeWarning before the function's own refusal.  It must be a
+# ValueError, with no warning.
+def test_row_kl_bounds_refuses_an_overflowing_row_without_a_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="overflow"):
+            dm.row_kl_bounds(np.array([[1e308, 1e308], [1, 1]]), 5.0)
