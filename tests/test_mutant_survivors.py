@@ -297,3 +297,16 @@ def test_row_kl_bounds_refuses_an_overflowing_row_without_a_warning():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="overflow"):
             dm.row_kl_bounds(np.array([[1e308, 1e308], [1, 1]]), 5.0)
+
+
+# chain.check_irreducible: ``first = pats[0]`` (the pattern every matrix of a stack may share,
+# then checked once) replaced by ``None`` survived.  A stack whose matrices share one
+# reducible pattern is reducible as a whole: it is named as P, without the index the
+# mutant adds ("matrix 0 of the stack"); matrices of different patterns are named by index.
+def test_a_stack_sharing_one_reducible_pattern_is_named_as_p():
+    reducible = np.array([[1.0, 0, 0], [0, 0.5, 0.5], [0, 0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"^P is reducible: 2 communicating classes"):
+        dm.check_irreducible(np.stack([reducible, [[1.0, 0, 0], [0, 0.3, 0.7], [0, 0.6, 0.4]]]))
+    good = np.full((3, 3), 1 / 3)
+    with pytest.raises(ValueError, match=r"^P is reducible \(matrix 1 of the stack\)"):
+        dm.check_irreducible(np.stack([good, reducible]))
