@@ -135,6 +135,9 @@ EQUIVALENT = {
         "the streams in order, so the same draws (memory only)",
     ("chain", "-for r in range(0, alpha.shape[0], rows): | +for r in range(0, alpha.shape[1], rows):"):
         "alpha is the square (n, n) matrix of Algorithm 2: its two dimensions are equal",
+    ("chain", ("-pats = (arr > 0).reshape(-1, arr.shape[-1], arr.shape[-1]) | "
+               "+pats = (arr > 0).reshape(-1, arr.shape[-1], arr.shape[-2])")):
+        "arr comes from _checks.square_matrix: its last two dimensions are equal",
 }
 
 

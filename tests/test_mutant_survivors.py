@@ -310,3 +310,21 @@ def test_a_stack_sharing_one_reducible_pattern_is_named_as_p():
     good = np.full((3, 3), 1 / 3)
     with pytest.raises(ValueError, match=r"^P is reducible \(matrix 1 of the stack\)"):
         dm.check_irreducible(np.stack([good, reducible]))
+
+
+# chain._states: the refusal of a state out of range said ``0..{n - 1}``; ``n + 1`` survived
+# (the tests matched the value only).  The rule it states must be the real one: 0..n-1.
+def test_a_state_out_of_range_is_refused_with_the_range_it_must_lie_in():
+    with pytest.raises(ValueError, match=r"contains state 3: states must lie in 0\.\.2 \(n=3\)"):
+        dm.transition_counts([0, 1, 3], 3)
+    assert dm.transition_counts([0, 1, 2], 3).sum() == 2
+
+
+# chain._row_design: ``small = (arr > 0) & (alpha < TINY)`` made ``arr > 1`` survived: a
+# count of exactly 1 whose parameter k C_ij is subnormal went unrefused.  Counts of 1 and of
+# 2 (both with k C_ij < 2.2e-308) must be refused, naming k and the parameter.
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_subnormal_parameter_is_refused_for_a_count_of_one(count):
+    counts = np.array([[count, 1e300], [1, 1]])
+    with pytest.raises(ValueError, match=r"gives a Dirichlet parameter .* below the smallest normal"):
+        dm.privatize_chain(counts, 1e-10, support=counts > 0, rng=0)
