@@ -328,3 +328,22 @@ def test_a_subnormal_parameter_is_refused_for_a_count_of_one(count):
     counts = np.array([[count, 1e300], [1, 1]])
     with pytest.raises(ValueError, match=r"gives a Dirichlet parameter .* below the smallest normal"):
         dm.privatize_chain(counts, 1e-10, support=counts > 0, rng=0)
+
+
+# baselines.calibration.certify_theorem1_calibration: step 1 (the returned pair meets both
+# targets, in arb) had no test of its own: ``b_point(K0) + K0/N log(...)`` made ``-``
+# survived (the optimality step still passed).  A pair past the optimum must not be
+# certified: k 5 % larger at the same gamma has epsilon above the target, gamma 50 % larger
+# at the same k has delta above it.
+@pytest.mark.parametrize("scale_k, scale_g", [(1.05, 1.0), (1.0, 1.5)])
+def test_the_certificate_refuses_a_pair_that_misses_a_target(monkeypatch, scale_k, scale_g):
+    from dpmarkov.baselines import calibration
+    true = calibration.dirichlet_k_theorem1
+    k, g = true(8.0, 1e-6, 5 / 98, 98, 5)
+    assert dm.epsilon(k * scale_k, 5 / 98, 98, 5, g * scale_g) > 8.0 or \
+        dm.delta(k * scale_k, 5 / 98, 98, 5, g * scale_g) > 1e-6          # it does miss one
+    monkeypatch.setattr(calibration, "dirichlet_k_theorem1",
+                        lambda *args, **kw: (k * scale_k, g * scale_g))
+    with pytest.raises(ArithmeticError, match="is not certified"):
+        calibration.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
+                                                 rel_width=1e-2)
