@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = {
     "mechanism": ["test_mechanism.py", "test_guard_mutants.py", "test_mutant_survivors.py"],
     "privacy": ["test_privacy.py", "test_bound_mutants.py", "test_worst_case.py", "test_mutant_survivors.py"],
-    "profile": ["test_profile.py", "test_tiny_values.py"],
+    "profile": ["test_mutant_survivors.py", "test_profile.py", "test_tiny_values.py"],
     "_numerics": ["test_roots.py", "test_privacy.py", "test_bound_mutants.py", "test_tiny_values.py"],
     "accounting": ["test_accounting.py"],
     "composition": ["test_composition.py", "test_claim_mutants.py", "test_mutant_survivors.py"],
