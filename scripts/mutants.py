@@ -1,18 +1,31 @@
 """Mutation testing of the core modules: a seeded sample of mutmut's one-line mutants, per module.
 
-    .venv/bin/python scripts/mutants.py [--per-module 10] [--seed 40] [--timeout 300] [MODULE ...]
+    nice -n 10 .venv/bin/python scripts/mutants.py [--per-module 10] [--seed 40] [--json F] [MODULE ...]
+    .venv/bin/python scripts/mutants.py --json tests/mutants.jsonl --report tests/MUTANTS.md
 
-For each module (``dpmarkov/MODULE.py``) the script lists every mutant mutmut 2.x would make
+MODULE is a path under ``dpmarkov/`` without ``.py`` (``privacy``, ``baselines/laplace``,
+``verify/claims/taxi``); the default is every module of ``TESTS``, in its order (the
+privacy-critical ones first).  For each module the script lists every mutant mutmut 2.x would make
 (``mutmut.list_mutations``: a flipped operator, a changed number, ``and``/``or``, a dropped
 keyword, a swapped comparison, ...: one line each), drops those that only change the text of a
 string (an error message, a format: ``XX...XX`` inserted), draws a seeded sample, and runs that
 module's fast unit tests (``TESTS`` below, not the whole suite) against each mutant, one at a
-time, with ``pytest -x`` and a timeout (a timeout counts as killed: mutmut's convention).  The
+time, with ``pytest -x`` and a timeout (ten times the tests' own time without a mutant, at
+least a minute; a timeout counts as killed: mutmut's convention).  The sample is a seeded
+shuffle of the module's mutants cut after ``--per-module``, so a smaller run is the start of a
+larger one with the same seed (``--per-module 8`` runs the first 8 of ``--per-module 30``).
+A survivor listed in ``EQUIVALENT`` (the same results by construction, with the reason) is
+reported as equivalent; any other survivor is a gap in the tests.  The
 work happens in a copy of the repository (``--copy``, default a temporary directory), so the
 working tree is never touched.  It prints one line per mutant (killed / survived, the diff) and
-the kill rate; ``--json FILE`` appends the rows to FILE (JSON lines) as they come.  mutmut's own runner (``mutmut run``) mutates every
+a table per module (killed / equivalent / gap, and the kill rate over the non-equivalent
+mutants); ``--list`` only prints the sample; ``--json FILE`` appends the rows to FILE (JSON lines) as they come.  mutmut's own runner (``mutmut run``) mutates every
 line of every file in place; this script only borrows its mutation operators, to keep the run
-to a few hundred mutants on a shared machine.  README.md, "Mutation testing", has the measured rate.
+to a few hundred mutants on a shared machine.  ``--survivors`` re-runs only the sample's mutants
+that survived in ``--json`` (after a new test; the last row of a mutant counts), and
+``--report FILE`` writes the table of the rows in ``--json`` (``EQUIVALENT`` as it is now) with
+every equivalent survivor's reason and every gap: ``tests/MUTANTS.md``, which README.md,
+"Mutation testing", points to.
 """
 
 import argparse
@@ -24,26 +37,111 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import mutmut
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# each core module and the unit tests that are its own (fast, no notebooks)
+# each module and the unit tests that exercise it (fast, no notebooks; the quickest and most
+# specific first, as ``pytest -x`` stops at the first failure); the privacy-critical modules first
 TESTS = {
-    "privacy": ["test_privacy.py", "test_delta.py", "test_worst_case.py", "test_bound_mutants.py"],
-    "profile": ["test_profile.py", "test_tiny_values.py"],
-    "exit_probability": ["test_delta.py", "test_tiny_values.py", "test_bound_mutants.py"],
+    "mechanism": ["test_mechanism.py", "test_guard_mutants.py", "test_mutant_survivors.py"],
+    "privacy": ["test_privacy.py", "test_bound_mutants.py", "test_worst_case.py", "test_mutant_survivors.py"],
+    "profile": ["test_mutant_survivors.py", "test_profile.py", "test_tiny_values.py"],
+    "_numerics": ["test_roots.py", "test_privacy.py", "test_bound_mutants.py", "test_tiny_values.py"],
+    "accounting": ["test_accounting.py"],
+    "composition": ["test_composition.py", "test_claim_mutants.py", "test_mutant_survivors.py"],
+    "renyi": ["test_renyi.py"],
+    "chain": ["test_mutant_survivors.py", "test_chain.py", "test_batch_bytes.py", "test_guard_mutants.py"],
+    "display": ["test_display.py", "test_portable_outputs.py", "test_tiny_values.py", "test_mutant_survivors.py"],
+    "audit": ["test_audit.py"],
+    "verify/claims/_core": ["test_verdicts.py", "test_claims.py", "test_claim_mutants.py"],
+    "verify/claims/privacy": ["test_claims.py", "test_claim_mutants.py"],
+    "verify/claims/foundations": ["test_claims.py", "test_claim_mutants.py"],
+    "verify/claims/chains": ["test_claims.py", "test_claim_mutants.py"],
+    "exit_probability": ["test_delta.py", "test_tiny_values.py", "test_bound_mutants.py", "test_mutant_survivors.py"],
     "loss": ["test_worst_case.py", "test_guards.py", "test_bound_mutants.py"],
-    "mechanism": ["test_mechanism.py", "test_guard_mutants.py"],
-    "chain": ["test_chain.py", "test_guard_mutants.py"],
-    "stationary": ["test_chain.py"],
-    "ergodicity": ["test_chain.py"],
-    "composition": ["test_composition.py", "test_claim_mutants.py"],
-    "_numerics": ["test_privacy.py", "test_roots.py", "test_tiny_values.py", "test_bound_mutants.py"],
+    "_pairs": ["test_accounting.py", "test_worst_case.py", "test_profile.py"],
     "_checks": ["test_guard_mutants.py", "test_simplex.py", "test_privacy.py", "test_chain.py"],
-    "display": ["test_display.py", "test_tiny_values.py"],
+    "stationary": ["test_chain.py", "test_mutant_survivors.py"],
+    "ergodicity": ["test_chain.py"],
+    "accuracy": ["test_accuracy.py"],
+    "simplex": ["test_simplex.py"],
+    "baselines/calibration": ["test_mutant_survivors.py", "test_baselines.py"],
+    "baselines/laplace": ["test_baselines.py"],
+    "baselines/geometric": ["test_baselines.py"],
+    "baselines/gaussian": ["test_baselines.py"],
+    "baselines/projection": ["test_baselines.py"],
+    "datasets/grades": ["test_datasets_grades.py"],
+    "datasets/sequences": ["test_datasets_sequences.py"],
+    "datasets/taxi": ["test_datasets_taxi.py", "test_trip_files.py"],
+    "datasets/trip_files": ["test_trip_files.py", "test_trip_files_hostile.py"],
+}
+
+# survivors that are the same program by construction: (module, the diff as ``key`` writes
+# it) -> why.  Keyed by the lines' text, not their numbers, so edits elsewhere keep them.
+EQUIVALENT = {
+    ("mechanism", ("-if np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size): | "
+                  "+if np.count_nonzero(out) < np.count_nonzero(support) * (out.size / alpha.size):")):
+        "out has shape shape + alpha.shape, so out.size is a whole multiple of alpha.size and "
+        "the float quotient (below 2**53) is the same whole number",
+    ("mechanism", "-if width >= 8 or x.ndim < 2: | +if width > 8 or x.ndim < 2:"):
+        "in _row_max (line 249): a maximum is exact, so the column-by-column loop and numpy's "
+        "max agree at width 8 too (a NaN propagates either way); the same text in _row_sums is "
+        "not equivalent and is killed (test_mutant_survivors: numpy adds 8 entries pairwise)",
+    ("mechanism", "-support = rows_alpha > 0 | +support = rows_alpha >= 0"):
+        "an entry with alpha_i = 0 counted as small is drawn as G(1) U^(1/0) = 0 (and -inf in "
+        "logs), the value it has outside the support: the same distribution and the same zeros; "
+        "only which random numbers a seed gives each entry moves (no seeded output is promised "
+        "across versions)",
+    ("privacy", ("-gap = (x0 - x1) / (x0 + h) - 2.0 * np.maximum(x2 - x3, 0.0) / x3 | "
+                "+gap = (x0 - x1) / (x0 + h) - 3.0 * np.maximum(x2 - x3, 0.0) / x3")):
+        "a stricter certificate that the guard of eq. (6) loses: fewer rows skip the guard, whose "
+        "max(out0, out1) is then out0 bit for bit (the docstring's proof), the same epsilon",
+    ("privacy", ("-return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 >= 1.0) & (k < 1e300) | "
+                 "+return (gap > 1e-10 + 1e-12 * n) & (x1 >= x3) & (x3 > 1.0) & (k < 1e300)")):
+        "the same stricter certificate of _guard_loses (rows with x3 = 1 exactly evaluate the "
+        "guard, which then loses: the same epsilon)",
+    ("stationary", "-pi[:, 0] = 1.0 | +pi[:, 0] = 2.0"):
+        "the reference GTH's unnormalised pi scaled by 2, a power of two: every product and sum "
+        "is scaled exactly and the final division by the sum removes it, bit for bit",
+    ("stationary", "-return 64 | +return 65"):
+        "the panel width of the blocked GTH for n >= 512, a speed setting: any width performs "
+        "the same eliminations grouped differently (pi to rounding, which the tests bound)",
+    ("stationary", "-lo = max(1, hi - panel + 1) | +lo = max(1, hi - panel - 1)"):
+        "panels of panel + 2 states instead of panel in the blocked GTH: the same eliminations "
+        "grouped differently, as with another panel width (pi to rounding)",
+    ("composition", ("-edges = where.searchsorted(np.arange(0, arr.size + 1, n))    # row i: [e_i, e_i+1) | "
+                     "+edges = where.searchsorted(np.arange(0, arr.size + 2, n))    # row i: [e_i, e_i+1)")):
+        "arange(0, n*n + 1, n) and arange(0, n*n + 2, n) are the same n + 1 row starts for n >= 2 "
+        "(n*n + 2 <= n*n + n), and n = 1 never takes this sparse branch (4 transitions > 1 entry)",
+    ("composition", "-if not (N.min() > 0 and N.max() < 2.0 ** 53): | +if not (N.min() > 0 and N.max() <= 2.0 ** 53):"):
+        "a row total of exactly 2**53 then takes the lean checks instead of the full ones; both "
+        "compute the same float N and accept the same counts (checked with counts 2**52 + 1 and "
+        "2**52), so the same numbers",
+    ("composition", ("-fails = not (low >= border).all() or np.count_nonzero(arr != 0) != transitions | "
+                     "+fails = not (low > border).all() or np.count_nonzero(arr != 0) != transitions")):
+        "a sparse matrix with a count exactly at its row's border (eta N_i (1 - 1e-12), rarely a "
+        "whole number) then takes the full checks, which accept it with the same rule and give "
+        "the same numbers",
+    ("stationary", ("-batch = min(GTH_BATCH, max(1, BATCH_BYTES // (8 * n * n)))   # as Algorithm 2 batches | "
+                    "+batch = min(GTH_BATCH, max(1, BATCH_BYTES // (9 * n * n)))   # as Algorithm 2 batches")):
+        "how many matrices one GTH call solves (memory only): each matrix is eliminated on its own, "
+        "its pi the same to rounding",
+    ("chain", "-rows = max(1, _SLICE // alpha.shape[1]) | +rows = max(2, _SLICE // alpha.shape[1])"):
+        "differs only for n > 2**20 states (slices of 2 rows instead of 1): the slices consume "
+        "the streams in order, so the same draws (memory only)",
+    ("chain", "-for r in range(0, alpha.shape[0], rows): | +for r in range(0, alpha.shape[1], rows):"):
+        "alpha is the square (n, n) matrix of Algorithm 2: its two dimensions are equal",
+    ("chain", ("-pats = (arr > 0).reshape(-1, arr.shape[-1], arr.shape[-1]) | "
+               "+pats = (arr > 0).reshape(-1, arr.shape[-1], arr.shape[-2])")):
+        "arr comes from _checks.square_matrix: its last two dimensions are equal",
+    ("chain", "-return gen, gen.spawn(1)[0] | +return gen, gen.spawn(2)[0]"):
+        "spawn(2)[0] is the same first child as spawn(1)[0]: the same draws in this call; a later "
+        "call on the same Generator gets its next child, independent either way (the same "
+        "distribution; no seeded output is promised across versions)",
 }
 
 
@@ -64,29 +162,70 @@ def mutants(path):
 
 
 def run_tests(copy, tests, timeout):
-    """True if the tests fail (the mutant is killed) or time out."""
+    """(killed, last line, seconds): killed if the tests fail or time out."""
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-x", "-q", "--no-header",
            *[f"tests/{t}" for t in tests]]
     env = dict(os.environ, PYTHONPATH=str(copy))
+    start = time.monotonic()                        # the run's own duration, for the timeout only
     try:
         proc = subprocess.run(cmd, check=False, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return True, "timeout"
+        return True, "timeout", timeout
     last = proc.stdout.strip().splitlines()[-1:] or [""]
-    return proc.returncode != 0, last[0]
+    return proc.returncode != 0, last[0], time.monotonic() - start
+
+
+def sample(module, found, seed, per_module, skip=0):
+    """Entries ``skip`` to ``per_module`` of a seeded shuffle: a smaller run is the start of a
+    larger one, and ``--skip`` resumes it (``--per-module 5`` then ``--skip 5 --per-module 10``
+    runs the first 10)."""
+    order = random.Random(f"{seed}:{module}").sample(found, len(found))
+    return order[skip:per_module]
+
+
+def diff_of(source, mutated):
+    return [d for d in difflib.unified_diff(source.split("\n"), mutated.split("\n"), lineterm="", n=0)
+            if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+
+
+def equivalent(module, diff):
+    """The reason a survivor is equivalent (``EQUIVALENT``), or None."""
+    return EQUIVALENT.get((module, key(diff)))
+
+
+def key(diff):
+    """The diff as one line, stripped of indentation: ``EQUIVALENT``'s key."""
+    return " | ".join(d[0] + d[1:].strip() for d in diff)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("modules", nargs="*", default=list(TESTS))
     parser.add_argument("--per-module", type=int, default=10)
+    parser.add_argument("--skip", type=int, default=0, help="resume a sample after this many")
     parser.add_argument("--seed", type=int, default=40)
-    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per mutant (default: 10 x the tests' time without one, >= 60)")
     parser.add_argument("--copy", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
+    parser.add_argument("--survivors", action="store_true",
+                        help="run only the sample's mutants that survived in --json (after a new test)")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="write the table of the rows in --json to this Markdown file, run nothing")
     args = parser.parse_args()
+    if args.report:
+        args.report.write_text(report(latest(args.json)))
+        print(args.report.read_text())
+        return
+    if args.list:
+        for module in args.modules:
+            source, found = mutants(ROOT / "dpmarkov" / f"{module}.py")
+            for mid, mutated in sample(module, found, args.seed, args.per_module, args.skip):
+                print(f"{module}:{mid.line_number + 1}  {key(diff_of(source, mutated))}")
+        return
     copy = args.copy or Path(tempfile.mkdtemp(prefix="dpmarkov-mutants-"))
-    for part in ("dpmarkov", "tests", "pyproject.toml"):
+    for part in ("dpmarkov", "tests", "scripts", "pyproject.toml"):   # tests run scripts too
         src, dst = ROOT / part, copy / part
         if src.is_dir():
             shutil.copytree(src, dst, dirs_exist_ok=True,
@@ -97,31 +236,84 @@ def main():
     for module in args.modules:
         tests = [t for t in TESTS[module] if (copy / "tests" / t).exists()]
         target = copy / "dpmarkov" / f"{module}.py"
-        failed, last = run_tests(copy, tests, args.timeout)
+        failed, last, seconds = run_tests(copy, tests, None)
         if failed:                                  # a kill would mean nothing: say so, go on
             print(f"{module}: SKIPPED, the tests fail without a mutant ({last})", flush=True)
             continue
+        timeout = args.timeout or max(60.0, 10 * seconds)
         source, found = mutants(target)
-        sample = random.Random(f"{args.seed}:{module}").sample(found, min(args.per_module, len(found)))
-        sample.sort(key=lambda pair: pair[0].line_number)
+        chosen = sample(module, found, args.seed, args.per_module, args.skip)
+        if args.survivors:                          # only those the last run left alive
+            before = latest(args.json)
+            chosen = [(mid, mutated) for mid, mutated in chosen
+                      if not before.get((module, mid.line_number + 1, key(diff_of(source, mutated))),
+                                      {"killed": True})["killed"]]
         try:
-            for mid, mutated in sample:
+            for mid, mutated in chosen:
                 target.write_text(mutated)
-                killed, last = run_tests(copy, tests, args.timeout)
-                diff = [d for d in difflib.unified_diff(source.split("\n"), mutated.split("\n"), lineterm="", n=0)
-                        if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+                killed, last, _ = run_tests(copy, tests, timeout)
+                diff = diff_of(source, mutated)
+                why = None if killed else equivalent(module, diff)
                 row = {"module": module, "line": mid.line_number + 1, "killed": killed,
-                       "tests": last, "diff": diff, "of": len(found)}
+                       "equivalent": why, "tests": last, "diff": diff, "of": len(found)}
                 rows.append(row)
                 if args.json:                       # row by row: a stopped run keeps its rows
                     with args.json.open("a") as f:
                         f.write(json.dumps(row) + "\n")
-                print(f"{module}:{row['line']} {'killed' if killed else 'SURVIVED'}  {' | '.join(diff)}",
-                      flush=True)
+                state = "killed" if killed else "equivalent" if why else "SURVIVED"
+                print(f"{module}:{row['line']} {state}  {' | '.join(diff)}", flush=True)
         finally:
             target.write_text(source)
-    killed = sum(r["killed"] for r in rows)
-    print(f"killed {killed} of {len(rows)} ({100 * killed / max(len(rows), 1):.1f} %)")
+    print(table(rows))
+
+
+def latest(path):
+    """The rows of a ``--json`` file, the last one per mutant (module, line, diff): a re-run after
+    a new test replaces the earlier verdict (of the same source: an edit that moves lines
+    leaves the old rows alone)."""
+    rows = {}
+    if path and path.exists():
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            rows[(r["module"], r["line"], key(r["diff"]))] = r
+    return rows
+
+
+def report(rows):
+    """The Markdown page of the measured rate: the table (``EQUIVALENT`` as it is now), then every
+    equivalent survivor with its reason and every gap left."""
+    rows = list(rows.values())
+    for r in rows:
+        r["equivalent"] = None if r["killed"] else equivalent(r["module"], r["diff"])
+    lines = ["# Mutation testing: the measured rate", "",
+             "Generated by `scripts/mutants.py --json tests/mutants.jsonl --report tests/MUTANTS.md`",
+             "from the rows of the runs in `tests/mutants.jsonl` (the last run of each mutant counts);",
+             "do not edit by hand.  README.md, \"Mutation testing\", says how the sample is drawn.", "",
+             table(rows), ""]
+    eq = [r for r in rows if r["equivalent"]]
+    gaps = [r for r in rows if not r["killed"] and not r["equivalent"]]
+    lines += [f"## Equivalent survivors ({len(eq)})", ""]
+    lines += [f"- `{r['module']}`:{r['line']} `{key(r['diff'])}`: {r['equivalent']}" for r in eq]
+    lines += ["", f"## Gaps ({len(gaps)}): survivors with no test yet", ""]
+    lines += [f"- `{r['module']}`:{r['line']} `{key(r['diff'])}`" for r in gaps] or ["None."]
+    return "\n".join(lines) + "\n"
+
+
+def table(rows):
+    """The results per module: sampled, killed, equivalent, gaps, kill rate of the non-equivalent."""
+    lines = ["| module | mutants (of) | killed | equivalent | gaps | killed of non-equivalent |",
+             "|---|---|---|---|---|---|"]
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["module"], []).append(r)
+    for module, rs in list(groups.items()) + [("all", rows)]:
+        k = sum(r["killed"] for r in rs)
+        e = sum(bool(r.get("equivalent")) and not r["killed"] for r in rs)
+        n = len(rs) - e
+        of = rs[0]["of"] if module != "all" else sum(g[0]["of"] for g in groups.values())
+        lines.append(f"| {module} | {len(rs)} ({of}) | {k} | {e} | {n - k} | "
+                     f"{k}/{n} ({100 * k / max(n, 1):.0f} %) |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -72,3 +72,278 @@ def test_error_messages_abbreviate_arrays_beyond_six_entries():
     from dpmarkov import _checks
     assert _checks.show(np.arange(6.0)) == "[0. 1. 2. 3. 4. 5.]"
     assert _checks.show(np.arange(7.0)) == "[0. 1. ... 5. 6.]"
+
+
+# mechanism._row_sums: ``if width >= 8`` replaced by ``width > 8`` survived.  The row sums
+# promise numpy's own sum bit for bit (numpy adds 8 or more entries pairwise, fewer in
+# order), so a draw with every k*C_i >= 1 is the textbook construction exactly: gamma
+# variates of the generator's stream divided by their sum, for every width across 8.
+@pytest.mark.parametrize("n", range(2, 13))
+def test_a_draw_is_the_gamma_variates_over_their_numpy_sum_bit_for_bit(n):
+    counts = np.arange(1, n + 1)
+    k = 10.0 * counts.sum() + 0.37                  # every k*C_i >= 10: the plain gamma path
+    alpha = dm.dirichlet_parameters(counts, k)
+    g = np.random.default_rng(7).standard_gamma(alpha, size=(64, n))
+    assert np.array_equal(dm.privatize(counts, k, rng=7, size=64), g / g.sum(axis=-1, keepdims=True))
+
+
+# mechanism.sample_dirichlet: ``out.max(axis=-1)`` (rescaling draws whose sum overflows)
+# replaced by ``axis=-2`` survived (no test reached the branch with more than one draw).  At
+# k = the largest float these 7 counts give gamma variates whose sum rounds to inf (found by
+# search; the variates' noise, sqrt(k C_i), is far below their rounding); each row must still
+# be its own draw, within 1e-12 of C (a Dirichlet draw's standard deviation is below
+# 1/sqrt(k)), not rescaled by the other draws' maxima.
+def test_draws_whose_gamma_sum_overflows_are_each_near_c():
+    counts = np.array([16, 33, 2, 29, 41, 39, 4])
+    k = np.finfo(float).max
+    g = np.random.default_rng(0).standard_gamma(dm.dirichlet_parameters(counts, k), size=(5, 7))
+    with np.errstate(over="ignore"):
+        assert np.isinf(g.sum(axis=-1)).all()       # the branch under test is taken
+    x = dm.privatize(counts, k, rng=0, size=5)
+    assert np.allclose(x, counts / counts.sum(), rtol=1e-12, atol=0)
+
+
+# mechanism._sample_mixed: ``np.cumsum(lonely_row) - 1`` (the place of each row whose every
+# alpha_i < 1 among those rows) replaced by ``- 2`` survived: with one such row, index -1 is
+# index 0.  With two such rows of different supports the rows swap places, so a row gets
+# mass outside its own support; every row must keep exactly its support, for any seed.
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_drawn_in_logs_keep_their_own_support(seed):
+    counts = np.array([[1, 0, 1, 0], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 2, 2]])
+    k = np.array([0.9, 0.9, 5.0, 0.8])              # rows 0, 1 and 3: every alpha_i < 1
+    P = dm.privatize_chain(counts, k, support=counts > 0, rng=seed, size=4)
+    assert np.array_equal(P > 0, np.broadcast_to(counts > 0, P.shape))
+    assert np.allclose(P.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
+
+
+# privacy.k_min: dropping ``@_checks.public`` survived (the README once called it equivalent:
+# "its body cannot warn").  It can: 3/(2 eta) overflows for a subnormal eta, which is in
+# (0, 1/4).  The policy asks for a ValueError naming eta, never inf and a stray warning.
+@pytest.mark.parametrize("eta", [5e-324, 1e-310])
+def test_k_min_of_a_subnormal_eta_is_refused_not_inf(eta):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=rf"k_min\(eta={eta!r}\).*no finite result"):
+            dm.k_min(eta)
+    assert dm.k_min(1e-300) == 1.5e300              # small but normal: the formula
+
+
+# privacy.epsilon_and_delta: its fast path's check made stricter survived (``eta > 1``,
+# ``k >= 1.5/eta/(1 - REL_SLACK)`` or ``* (2 - REL_SLACK)``, ``pairs = N >= n m + 2``): every
+# row then goes the checked path, which gives the same numbers, only slower.  The fast path is
+# the function's reason to exist (Theorem 3 per row of a large chain): every valid design must
+# take it, including those at each edge of its check: k at Assumption 4's floor less the
+# slack, eta N whole, N = n m + 1 (exactly two count vectors above the minimum m).
+def test_every_valid_design_takes_the_fast_path(monkeypatch):
+    from dpmarkov import privacy
+
+    def checked(*args):
+        raise AssertionError("a valid design left the fast path")
+
+    designs = [(0.2, 5.0, 4.0, 0.2), (0.1, 21.0, 2.0, 0.4), (0.1, 11.0, 5.0, 0.1),
+               (0.05, 1000.0, 3.0, 0.3), (0.24, 25.0, 3.0, 0.01)]
+    eta, N, n, gamma = (np.array(c) for c in zip(*designs))
+    m = np.ceil(eta * N * (1 - 1e-12))
+    assert np.array_equal(N >= n * m + 1, np.ones(len(designs), bool))
+    assert (N == n * m + 1).sum() >= 2                  # the edge of ``pairs`` is in
+    k = 1.5 / eta * (1 - 0.5e-12)                       # below the floor, within the slack
+    expected = privacy.epsilon_and_delta(k, eta, N, n, gamma)
+    monkeypatch.setattr(privacy, "_epsilon_and_delta_checked", checked)
+    got = privacy.epsilon_and_delta(k, eta, N, n, gamma)
+    assert all(np.array_equal(a, b) for a, b in zip(got, expected))
+    assert np.array_equal(got[0], dm.epsilon(k, eta, N, n, gamma))
+
+
+# privacy.k_for_epsilon: dropping ``@_checks.public`` survived: a target so large that the
+# doubled bracket overflows then escaped as a bare RuntimeWarning (an error under the test
+# suite's filters, a stray warning and inf for a user).  It must be a ValueError naming the
+# call and epsilon_target, with no warning.
+def test_k_for_an_epsilon_beyond_reach_is_refused_naming_the_target():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"k_for_epsilon\(epsilon_target=1e\+308, .*no finite result"):
+            dm.k_for_epsilon(1e308, 0.1, 100, 3, 0.1)
+
+
+# privacy._eq6_interval_ok: its rounding slack ``> 1 + 1e-12`` made ``1 + 2e-12`` survived
+# (only designs far outside the interval were tested).  At both sides of the limit: with
+# N = 3, 3 eta + 1/N = 1 + 1.5e-12 is refused (the proof's interval is empty) and
+# 1 + 0.6e-12 (rounding of a design on the border) is accepted.
+def test_the_interval_of_eq6_is_refused_just_beyond_its_slack():
+    with pytest.raises(ValueError, match=r"N=3 and eta=0\.2222.* give 3\*eta \+ 1/N > 1"):
+        dm.epsilon_paper(20.0, 2 / 9 + 5e-13, 3, 2, 0.3)
+    inside = dm.epsilon_paper(20.0, 2 / 9 + 2e-13, 3, 2, 0.3)
+    assert np.isclose(inside, dm.epsilon_paper(20.0, 2 / 9, 3, 2, 0.3), rtol=1e-9)
+
+
+# exit_probability.worst_counts and min_count: their floor N >= 2 raised to 3 survived
+# (only larger N were tested).  At both sides of the limit: N = 2 records in n = 2
+# categories is a design (m = 1 for every eta < 1/4, one count vector (1, 1)), N = 1 is not.
+def test_worst_counts_and_min_count_at_the_smallest_n():
+    assert dm.worst_counts(0.1, 2, 2).tolist() == [1.0, 1.0]
+    assert dm.worst_counts(0.2499, 2, 2).tolist() == [1.0, 1.0]
+    assert dm.min_count(0.2499, 2) == 1
+    for f in (lambda: dm.worst_counts(0.1, 1, 2), lambda: dm.min_count(0.1, 1)):
+        with pytest.raises(ValueError, match=r"^N=1(\.0)? must be >= 2"):
+            f()
+
+
+# stationary._stochastic_fast: its shape test ``arr.ndim < 2`` made ``<= 2`` survived: one
+# matrix then always went through the full ``check_stochastic``, which accepts it too, only
+# slower.  A valid matrix, or a stack of them, must be accepted by the two-pass check alone.
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+def test_a_stochastic_matrix_takes_the_fast_check(monkeypatch, shape):
+    from dpmarkov import stationary
+    P = np.broadcast_to(np.array([[0.5, 0.25, 0.25], [0.2, 0.2, 0.6], [0.1, 0.8, 0.1]]), shape)
+    expected = dm.stationary_distribution(P)
+
+    def full(*args):
+        raise AssertionError("a stochastic matrix left the fast check")
+
+    monkeypatch.setattr(stationary, "check_stochastic", full)
+    assert np.array_equal(dm.stationary_distribution(P), expected)
+
+
+# composition._lean_inputs: its size test ``0 < counts.size <= MAX_ELEMENTS`` made ``<``
+# survived, and ``N.min() > 0`` made ``> 1``: a count matrix of exactly the largest size, or
+# with a row of one record, then went through the full checks, which accept it too, only
+# slower.  With the limit lowered to 9 numbers, valid 3 x 3 matrices (full, diagonal, one
+# row of total 1) must take the lean path; a 4 x 4 matrix (16 > 9) must not.
+def test_valid_count_matrices_up_to_the_limit_take_the_lean_checks(monkeypatch):
+    from dpmarkov import _checks, composition
+    dense = np.array([[300, 100, 200], [50, 550, 100], [200, 200, 200]])
+    diagonal = np.array([[300, 0, 0], [0, 550, 0], [0, 0, 200]])
+    one = np.array([[1, 0, 0], [50, 550, 100], [200, 200, 200]])
+    expected = [dm.chain_privacy(c, 100.0, 0.07, 0.1, support=c > 0) for c in (dense, diagonal, one)]
+    monkeypatch.setattr(_checks, "MAX_ELEMENTS", 9)
+
+    def full(*args):
+        raise AssertionError("a valid count matrix left the lean checks")
+
+    monkeypatch.setattr(composition, "check_support", full)
+    for c, e in zip((dense, diagonal, one), expected):
+        got = dm.chain_privacy(c, 100.0, 0.07, 0.1, support=c > 0)
+        assert np.array_equal(got.epsilon_rows, e.epsilon_rows)
+        assert np.array_equal(got.delta_rows, e.delta_rows)
+    big = np.full((4, 4), 25)
+    with pytest.raises(AssertionError, match="left the lean checks"):
+        dm.chain_privacy(big, 100.0, 0.07, 0.1, support=big > 0)
+
+
+# composition._lean_inputs: ``0 < counts.size`` made ``0 <=`` survived: an empty count
+# matrix then reached the lean path and failed as a division by zero.  It must be refused
+# by the shape rule, naming counts.
+def test_an_empty_count_matrix_is_refused_by_its_shape():
+    empty = np.zeros((0, 0))
+    with pytest.raises(ValueError, match=r"^counts has shape \(0, 0\): expected a square matrix"):
+        dm.chain_privacy(empty, 100.0, 0.07, 0.1, support=empty > 0)
+
+
+# stationary.stationary_distribution: ``if flat.shape[0] == 1`` (one matrix: its error as
+# it is) made ``flat.shape[1] == 1`` survived: one reducible matrix was then reported as
+# "matrix 0 of the stack".  One matrix is named as P; in a stack, the failing matrix by index.
+def test_a_reducible_matrix_is_named_alone_or_by_its_place_in_the_stack():
+    reducible = np.array([[1.0, 0, 0], [0, 0.5, 0.5], [0, 0.5, 0.5]])
+    good = np.array([[0.5, 0.25, 0.25], [0.2, 0.2, 0.6], [0.1, 0.8, 0.1]])
+    with pytest.raises(ValueError, match=r"^P is reducible: 2 communicating classes"):
+        dm.stationary_distribution(reducible)
+    with pytest.raises(ValueError, match=r"^P is reducible \(matrix 1 of the stack\): 2 communicating"):
+        dm.stationary_distribution(np.stack([good, reducible]))
+
+
+# composition.probabilistic_delta: its rounding slack ``exp(eps) Mb (1 + 1e-12)`` made
+# ``2e-12`` survived.  At both sides of the limit, eps = 0 and two outputs: a ratio of
+# 1 + 1.5e-12 between the rows is a privacy loss above eps on both outputs (delta = 1), a
+# ratio of 1 + 0.5e-12 is rounding (delta = 0).
+def test_probabilistic_delta_slack_on_both_sides():
+    def mech(r):
+        top = 0.5 * (1 + r)
+        return [[top, 1 - top], [0.5, 0.5]]
+
+    assert dm.probabilistic_delta(mech(1.5e-12), [[0, 1]], 0.0) == 1.0
+    assert dm.probabilistic_delta(mech(0.5e-12), [[0, 1]], 0.0) == 0.0
+
+
+# chain.check_support_border: the branch for rows whose total overflows (counts near 1e308),
+# ``low = (counts > 0) & (proportions < eta slack)``, replaced by ``low = None`` survived:
+# Assumption 3 then went unchecked on such rows.  At both sides: a count of 1 next to two of
+# 1e308 is far below eta N_i and refused, naming it; 5e307 next to them is 0.2 of the row
+# (above eta = 0.1) and accepted.
+def test_assumption_3_is_checked_on_rows_whose_total_overflows():
+    low = np.array([[1e308, 1e308, 1.0], [1, 1, 1], [1, 1, 1]])
+    with pytest.raises(ValueError, match=r"^counts\[0, 2\]=1 is below eta\*N_i=inf"):
+        dm.privatize_chain(low, 100.0, support=low > 0, eta=0.1, rng=0)
+    fine = np.array([[1e308, 1e308, 5e307], [1, 1, 1], [1, 1, 1]])
+    P = dm.privatize_chain(fine, 100.0, support=fine > 0, eta=0.1, rng=0)
+    assert np.allclose(P.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
+
+
+# chain._row_design: ``k_arr.ndim > 1`` (k one number or one per row) made ``> 2``
+# survived: a matrix of k's was then taken as rows of k.  It must be refused, naming k's shape.
+def test_a_matrix_of_k_is_refused_naming_its_shape():
+    counts = np.array([[30, 10], [5, 55]])
+    with pytest.raises(ValueError, match=r"^k has shape \(2, 2\): give one k or one per row \(2,\)"):
+        dm.privatize_chain(counts, np.full((2, 2), 20.0), support=counts > 0, rng=0)
+
+
+# chain.row_kl_bounds: dropping ``@_checks.public`` survived: a row total that overflows then
+# escaped as a bare RuntimeWarning before the function's own refusal.  It must be a
+# ValueError, with no warning.
+def test_row_kl_bounds_refuses_an_overflowing_row_without_a_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="overflow"):
+            dm.row_kl_bounds(np.array([[1e308, 1e308], [1, 1]]), 5.0)
+
+
+# chain.check_irreducible: ``first = pats[0]`` (the pattern every matrix of a stack may share,
+# then checked once) replaced by ``None`` survived.  A stack whose matrices share one
+# reducible pattern is reducible as a whole: it is named as P, without the index the
+# mutant adds ("matrix 0 of the stack"); matrices of different patterns are named by index.
+def test_a_stack_sharing_one_reducible_pattern_is_named_as_p():
+    reducible = np.array([[1.0, 0, 0], [0, 0.5, 0.5], [0, 0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"^P is reducible: 2 communicating classes"):
+        dm.check_irreducible(np.stack([reducible, [[1.0, 0, 0], [0, 0.3, 0.7], [0, 0.6, 0.4]]]))
+    good = np.full((3, 3), 1 / 3)
+    with pytest.raises(ValueError, match=r"^P is reducible \(matrix 1 of the stack\)"):
+        dm.check_irreducible(np.stack([good, reducible]))
+
+
+# chain._states: the refusal of a state out of range said ``0..{n - 1}``; ``n + 1`` survived
+# (the tests matched the value only).  The rule it states must be the real one: 0..n-1.
+def test_a_state_out_of_range_is_refused_with_the_range_it_must_lie_in():
+    with pytest.raises(ValueError, match=r"contains state 3: states must lie in 0\.\.2 \(n=3\)"):
+        dm.transition_counts([0, 1, 3], 3)
+    assert dm.transition_counts([0, 1, 2], 3).sum() == 2
+
+
+# chain._row_design: ``small = (arr > 0) & (alpha < TINY)`` made ``arr > 1`` survived: a
+# count of exactly 1 whose parameter k C_ij is subnormal went unrefused.  Counts of 1 and of
+# 2 (both with k C_ij < 2.2e-308) must be refused, naming k and the parameter.
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_subnormal_parameter_is_refused_for_a_count_of_one(count):
+    counts = np.array([[count, 1e300], [1, 1]])
+    with pytest.raises(ValueError, match=r"gives a Dirichlet parameter .* below the smallest normal"):
+        dm.privatize_chain(counts, 1e-10, support=counts > 0, rng=0)
+
+
+# baselines.calibration.certify_theorem1_calibration: step 1 (the returned pair meets both
+# targets, in arb) had no test of its own: ``b_point(K0) + K0/N log(...)`` made ``-``
+# survived (the optimality step still passed).  A pair past the optimum must not be
+# certified: k 5 % larger at the same gamma has epsilon above the target, gamma 50 % larger
+# at the same k has delta above it.
+@pytest.mark.parametrize("scale_k, scale_g", [(1.05, 1.0), (1.0, 1.5)])
+def test_the_certificate_refuses_a_pair_that_misses_a_target(monkeypatch, scale_k, scale_g):
+    from dpmarkov.baselines import calibration
+    true = calibration.dirichlet_k_theorem1
+    k, g = true(8.0, 1e-6, 5 / 98, 98, 5)
+    assert dm.epsilon(k * scale_k, 5 / 98, 98, 5, g * scale_g) > 8.0 or \
+        dm.delta(k * scale_k, 5 / 98, 98, 5, g * scale_g) > 1e-6          # it does miss one
+    monkeypatch.setattr(calibration, "dirichlet_k_theorem1",
+                        lambda *args, **kw: (k * scale_k, g * scale_g))
+    with pytest.raises(ArithmeticError, match="is not certified"):
+        calibration.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
+                                                 rel_width=1e-2)
