@@ -52,7 +52,8 @@ def epsilon_paper(k, eta, N, n, gamma):
 
     This is the paper's formula as printed.  The book ("The exact worst case")
     shows it is an upper bound on the privacy loss over Omega_1 for n >= 3 but
-    not for n = 2; ``epsilon_corrected`` and ``epsilon_exact`` hold for every n.
+    not for every n = 2 design (it fails whenever eta*N is a whole number);
+    ``epsilon_corrected`` and ``epsilon_exact`` hold for every n.
     Book: "The privacy loss of the Dirichlet mechanism" (eq. (6)).
 
     Parameters

@@ -1,8 +1,9 @@
 """Baseline mechanisms for releasing a count vector, to compare with the Dirichlet mechanism.
 
-The paper (Section 1) dismisses additive-noise mechanisms for simplex-valued queries
-because their outputs leave the simplex; this module implements them properly, with
-their privacy accounting, so the book can compare them at matched (epsilon, delta).
+The paper (Section 1) sets additive-noise mechanisms aside for simplex-valued queries:
+their outputs can leave the simplex, and projecting them back is reported to cost
+accuracy (Gohari et al. 2021).  This module implements them, with their privacy
+accounting, so the book can compare them at matched (epsilon, delta).
 Book: chapters "Baselines at matched privacy" (book/baselines.ipynb: the mechanisms,
 their calibration and checks) and "Baselines on real data" (book/baselines_experiments.ipynb).
 

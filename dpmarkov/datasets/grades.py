@@ -1,8 +1,9 @@
 """Letter-grade counts of real course sections: one simplex-valued query each (Section 6.1).
 
 A section's grade distribution (A, B, C, D, F) is the count vector of eq. (3) of a
-database with one record per student.  The paper's Georgia Tech Calculus 1 counts
-are not published; the book uses instead the exact counts of every section of
+database with one record per student.  The paper cites its Georgia Tech Calculus 1
+grade distributions as public but does not print the section's counts or say which
+section it used (the version the book checks); the book uses instead the exact counts of every section of
 Calculus I (MATH 221) at the University of Illinois, fall 2010 to fall 2025
 (see ``data/PROVENANCE-grades.md``).  Book: chapter "Case study: a course's grade
 distribution".

@@ -9,7 +9,9 @@ from ._parts import *  # noqa: F401,F403  (the parts' one header, see _parts)
 # ============================================================================ Section 6.1
 @add_claim("sec6.1-N", "Sec. 6.1", "The Calculus 1 course has N = 98 students.", "reproduction",
         "not reproducible",
-        "the Georgia Tech counts are not published; N = 98 is consistent with eta = 0.073 "
+        "the paper cites the grade distributions as publicly available but does not print the "
+        "section's counts or say which section it used (the version the book checks); "
+        "N = 98 is consistent with eta = 0.073 "
         "(every grade needs >= 8 students)", GRADES,
         kind="number", support="data unavailable")
 def _sec61_N():
