@@ -24,7 +24,8 @@ line of every file in place; this script only borrows its mutation operators, to
 to a few hundred mutants on a shared machine.  ``--survivors`` re-runs only the sample's mutants
 that survived in ``--json`` (after a new test; the last row of a mutant counts), and
 ``--gaps`` re-runs every gap of ``--json`` found by its diff in the source as it is now (its
-row replaces the old one also when the line moved), and
+row replaces the old one also when the line moved; ``REWRITTEN`` maps a gap whose line was
+rewritten to the same mutation of the new line), and
 ``--report FILE`` writes the table of the rows in ``--json`` (``EQUIVALENT`` as it is now) with
 every equivalent survivor's reason and every gap: ``tests/MUTANTS.md``, which README.md,
 "Mutation testing", points to.
@@ -143,6 +144,11 @@ EQUIVALENT = {
         "the step by which dirichlet_k_theorem1's search widens its bracket upwards (log 2 or "
         "log 3): the bracket holds the same crossing and the result is its feasible end within "
         "the search's documented 1e-10 in log k either way (a search setting, as a panel width)",
+    ("profile", "-de = 1e-6 * max(e, 1e-12) | +de = 1e-6 * max(e, 2e-12)"):
+        "in _epsilon_one's n = 2 step-up, the finite-difference width of the pair's slope, "
+        "which only sizes the first step; it differs only where the pair's root e is below "
+        "1e-12, and the step then doubles until past the crossing and bisection brings the "
+        "result within 1e-6 of it either way (a search setting, not bit for bit)",
     ("chain", "-rows = max(1, _SLICE // alpha.shape[1]) | +rows = max(2, _SLICE // alpha.shape[1])"):
         "differs only for n > 2**20 states (slices of 2 rows instead of 1): the slices consume "
         "the streams in order, so the same draws (memory only)",
@@ -155,6 +161,15 @@ EQUIVALENT = {
         "spawn(2)[0] is the same first child as spawn(1)[0]: the same draws in this call; a later "
         "call on the same Generator gets its next child, independent either way (the same "
         "distribution; no seeded output is promised across versions)",
+}
+
+
+# gaps whose line was rewritten since their run: (module, the old diff as ``key`` writes it)
+# -> the same mutation of the line as it is now, which ``--gaps`` runs in its place
+REWRITTEN = {
+    ("profile", ("-if pair(0.0) <= target and profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target: | "
+                 "+if pair(0.0) < target and profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:")):
+        "-pair_below = pair(0.0) <= target | +pair_below = pair(0.0) < target",
 }
 
 
@@ -275,7 +290,7 @@ def main():
                 why = None if killed else equivalent(module, diff)
                 row = {"module": module, "line": mid.line_number + 1, "killed": killed,
                        "equivalent": why, "tests": last, "diff": diff, "of": len(found)}
-                if moved.get(id(mid), row["line"]) != row["line"]:
+                if id(mid) in moved and moved[id(mid)] != [row["line"], key(diff)]:
                     row["replaces"] = moved[id(mid)]
                 rows.append(row)
                 if args.json:                       # row by row: a stopped run keeps its rows
@@ -297,11 +312,12 @@ def gaps_in(module, source, found, before):
     for (mod, line, text), r in before.items():
         if mod != module or r["killed"] or equivalent(module, r["diff"]):
             continue
-        same = [(mid, m) for mid, m in found if key(diff_of(source, m)) == text]
+        now = REWRITTEN.get((module, text), text)
+        same = [(mid, m) for mid, m in found if key(diff_of(source, m)) == now]
         if same:
             mid, mutated = min(same, key=lambda p: abs(p[0].line_number + 1 - line))
             chosen.append((mid, mutated))
-            moved[id(mid)] = line
+            moved[id(mid)] = [line, text]
     return chosen, moved
 
 
@@ -314,8 +330,9 @@ def latest(path):
     if path and path.exists():
         for line in path.read_text().splitlines():
             r = json.loads(line)
-            if "replaces" in r:
-                rows.pop((r["module"], r["replaces"], key(r["diff"])), None)
+            if "replaces" in r:                   # [line, diff] of the row it replaces
+                old = r["replaces"] if isinstance(r["replaces"], list) else [r["replaces"], key(r["diff"])]
+                rows.pop((r["module"], *old), None)
             rows[(r["module"], r["line"], key(r["diff"]))] = r
     return rows
 

@@ -466,3 +466,48 @@ def test_epsilon_for_delta_steps_up_when_another_pair_is_worse(monkeypatch):
     assert S * e * (1 - 1e-9) <= got <= S * e * (1 + 2e-6)
     assert stand_in(np.array([got]), k, N, m)[0][0] <= d
     assert len(calls) <= 40
+
+
+# The same branch with a stand-in the secant guess falls short of: ``lo, step = hi, 2 * step``
+# made ``lo, step = None`` survived, as the guess (twice the secant step) was always past the
+# crossing.  full(x) = delta exp(-(x - 2 e) r) with r a tenth of the pair's log-slope rate at
+# e: the first step falls short of the root 2 e, so the step doubles.
+# The result must be the root to the bisection's 1e-6, on the safe side.
+def test_epsilon_for_delta_doubles_its_step_up(monkeypatch):
+    from dpmarkov import profile
+    k, N, m, d = 50.0, 200, 5, 1e-6
+    e = dm.epsilon_for_delta(d, k, N, 2, m)
+
+    def H(x):
+        return float(dm.pair_profile(x, m, N - m, k, N))
+    rate = (np.log(H(e)) - np.log(H(e * 1.001))) / (e * 0.001)
+    calls = []
+
+    def stand_in(x, k_, N_, m_):
+        calls.append(float(x[0]))
+        return np.array([min(1.0, d * np.exp(-(float(x[0]) - 2 * e) * rate / 10))]), 0
+    monkeypatch.setattr(profile, "two_category_max", stand_in)
+    got = dm.epsilon_for_delta(d, k, N, 2, m)
+    assert 2 * e <= got <= 2 * e * (1 + 2e-6)
+    # at e, at e + step (short of 2 e), then at e + 3 step (the step doubled, past 2 e)
+    assert calls[0] == e and calls[1] < 2 * e < calls[2]
+    assert calls[2] - calls[1] == pytest.approx(2 * (calls[1] - calls[0]), rel=1e-12)
+
+
+# profile._epsilon_one, n = 2: ``pair_below = pair(0.0) <= target`` made ``<`` survived.  At
+# delta equal to the pair's H at 0 while another pair is worse there, the root is found on
+# the whole profile by Brent's method (1e-12), not by the step-up and bisection (1e-6)
+# from the pair's root 0.  Stand-in for the two-category maximum: full(x) = min(1, 2 H(x)),
+# root where H(x) = delta / 2 (the pair's own epsilon_for_delta at delta / 2, 1e-12).
+def test_epsilon_for_delta_at_the_pairs_value_at_zero(monkeypatch):
+    from dpmarkov import profile
+    k, N, m = 50.0, 200, 5
+    d0 = float(dm.pair_profile(0.0, m, N - m, k, N))
+    root = dm.epsilon_for_delta(d0 / 2, k, N, 2, m)     # (m, N - m) is the worst there
+
+    def full(eps):
+        return np.minimum(1.0, 2 * dm.pair_profile(np.asarray(eps, float).ravel(), m, N - m, k, N))
+    monkeypatch.setattr(profile, "two_category_max", lambda x, k_, N_, m_: (full(x), 0))
+    monkeypatch.setattr(profile, "profile_one_k", lambda x, k_, N_, n_, m_: full(x))
+    got = dm.epsilon_for_delta(d0, k, N, 2, m)
+    assert got == pytest.approx(root, rel=1e-9)
