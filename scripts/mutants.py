@@ -57,7 +57,7 @@ TESTS = {
     "accounting": ["test_accounting.py"],
     "composition": ["test_composition.py", "test_claim_mutants.py", "test_mutant_survivors.py"],
     "renyi": ["test_renyi.py"],
-    "chain": ["test_mutant_survivors.py", "test_chain.py", "test_batch_bytes.py", "test_guard_mutants.py"],
+    "chain": ["test_mutant_survivors.py", "test_chain.py", "test_batch_bytes.py", "test_guard_mutants.py", "test_api.py"],
     "display": ["test_display.py", "test_portable_outputs.py", "test_tiny_values.py", "test_mutant_survivors.py"],
     "audit": ["test_audit.py"],
     "verify/claims/_core": ["test_verdicts.py", "test_claims.py", "test_claim_mutants.py"],
