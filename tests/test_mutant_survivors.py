@@ -380,12 +380,15 @@ def test_the_arb_betainc_tail_bound_holds_the_true_remainder_and_is_tight(a, b, 
         assert up - true <= (true - lo) * x / (1 - x)
 
 
-# baselines.calibration.dirichlet_k_theorem1 and dirichlet_k_tight: ``ok = gap_lo <= 0``
-# made ``< 0`` survived.  A delta met exactly at the search's lower end k_lo (gap 0) is
-# reachable: the calibration returns k_lo (within the search's 1e-10), not an error.  (Its
-# final adjustment may then step k a relative 1e-10 below k_lo = 3/(2 eta), which dm.delta
-# refuses; reported in issue 40's notes, not pinned here.)
-def test_a_delta_met_exactly_at_the_lowest_k_is_reachable():
+# baselines.calibration.dirichlet_k_tight: ``ok = gap_lo <= 0`` made ``< 0`` survived.  A
+# delta met exactly at the search's lower end k_lo (gap 0) is reachable: the calibration
+# returns k_lo, not an error.  dirichlet_k_theorem1 at its own gap 0 (delta exactly
+# delta(k_lo, gamma(k_lo))): its final adjustment raises gamma to put epsilon on the target,
+# delta then exceeds the target and k would step below k_lo = 3/(2 eta), where Assumption 4
+# fails (the pair once returned, 3.4e-10 below k_lo, was refused by dm.delta).  That row is
+# unreachable: an error naming Assumption 4, or NaN; a delta a relative 1e-9 above it gives
+# a k >= k_lo.
+def test_a_delta_met_exactly_at_the_lowest_k():
     from dpmarkov import privacy
     from dpmarkov.baselines import calibration
     eps, eta, N, n = 8.0, np.array([5 / 98]), np.array([98.0]), np.array([5.0])
@@ -394,8 +397,13 @@ def test_a_delta_met_exactly_at_the_lowest_k_is_reachable():
     # the search's gap at its lower end: delta at k = exp(log k_lo), gamma(k_lo), against d
     rows = np.array([0])
     d = float(delta_at(np.exp(np.log(k_lo)), np.exp(log_gamma(k_lo, rows)), rows)[0])
-    k, g = dm.baselines.dirichlet_k_theorem1(eps, d, 5 / 98, 98, 5)
-    assert k == pytest.approx(k_lo[0], rel=1e-9)
+    with pytest.raises(ValueError, match=r"with k >= 3/\(2\*eta\)=29.4 \(Assumption 4\)"):
+        dm.baselines.dirichlet_k_theorem1(eps, d, 5 / 98, 98, 5)
+    k, g = dm.baselines.dirichlet_k_theorem1(eps, d, 5 / 98, 98, 5, on_unreachable="nan")
+    assert np.isnan(k) and np.isnan(g)
+    k, g = dm.baselines.dirichlet_k_theorem1(eps, d * (1 + 1e-9), 5 / 98, 98, 5)
+    assert k_lo[0] <= k <= k_lo[0] * (1 + 1e-9)
+    assert dm.delta(k, 5 / 98, 98, 5, g) <= d * (1 + 1e-9) and dm.epsilon(k, 5 / 98, 98, 5, g) <= eps
 
     eps, N, n, m = 1.0, 1000, 3, 100
     k_lo = max(1.0, eps * N / 500)                   # the tight search's lower end
