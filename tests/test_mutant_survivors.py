@@ -519,3 +519,37 @@ def test_epsilon_for_delta_at_the_pairs_value_at_zero(monkeypatch):
     monkeypatch.setattr(profile, "profile_one_k", lambda x, k_, N_, n_, m_: full(x))
     got = dm.epsilon_for_delta(d0, k, N, 2, m)
     assert got == pytest.approx(root, rel=1e-9)
+
+
+# baselines.calibration.certify_theorem1_calibration's work refusal and input checks:
+# ``rel_width < 1`` made ``< 2`` survived (test at both sides of the limit), and so did
+# ``terms = intervals * shares.size`` made ``/`` (the up-front count: 1.4e9 intervals at
+# rel_width 1e-8 over a factor 1e6 must be refused before a grid of them is built).
+def test_the_certificate_checks_rel_width_and_refuses_a_huge_grid_up_front():
+    from dpmarkov.baselines import calibration
+    for width in (1.0, 1.5, 1e-8 * (1 - 1e-15)):
+        with pytest.raises(ValueError, match=r"rel_width=.* must satisfy 1e-8 <= rel_width < 1"):
+            calibration.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, rel_width=width)
+    with pytest.raises(ValueError, match=r"\(1381551\d* intervals\), more than 2000000"):
+        calibration.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=1e6,
+                                                 rel_width=1e-8)
+
+
+# baselines.calibration._estimated_terms: ``total += block * ...`` made ``total = ...`` and
+# ``np.diff(picks, prepend=-1)`` made ``prepend=+1`` survived (the estimate then counts the
+# last interval only, or the first block as -1 intervals).  With at most 64 intervals every
+# interval is sampled as its own block: the estimate is the series lengths of the returned
+# pair's tails plus those of every interval's tails at its gamma, each counted once.
+def test_the_work_estimate_counts_every_interval_once():
+    from dpmarkov.baselines import calibration
+    eps, eta, N, n = 8.0, 5 / 98, 98, 5
+    k0, g0 = dm.baselines.dirichlet_k_theorem1(eps, 1e-6, eta, N, n)
+    shares = np.unique(dm.worst_counts(eta, N, n)) / N
+    edges = np.geomspace(k0 * (1 + 1e-9), 1.5 * k0, 11)      # gamma(k) < 1/n on all of it
+    _, log_gamma, _ = calibration._theorem1_cores(eps, *(np.array([float(v)]) for v in (eta, N, n)))
+    gammas = np.exp(log_gamma(edges[:-1], np.zeros(10, int)))
+    assert ((gammas > 0) & (gammas < 1)).all()
+    expected = sum(calibration._series_terms(k0 * s, k0 * (1 - s), g0) for s in shares)
+    expected += sum(calibration._series_terms(edges[i + 1] * s, edges[i] * (1 - s), g)
+                    for i, g in enumerate(gammas) for s in shares)
+    assert calibration._estimated_terms(eps, k0, g0, eta, N, n, shares, edges) == expected
