@@ -553,3 +553,13 @@ def test_the_work_estimate_counts_every_interval_once():
     expected += sum(calibration._series_terms(edges[i + 1] * s, edges[i] * (1 - s), g)
                     for i, g in enumerate(gammas) for s in shares)
     assert calibration._estimated_terms(eps, k0, g0, eta, N, n, shares, edges) == expected
+
+
+# baselines.calibration.dirichlet_k_tight: the gap's floor ``np.maximum(prof, 1e-300)``
+# made ``2e-300`` survived: a delta between the two (1.5e-300) was then refused although the
+# profile at the search's lower end k_lo = 16 is far below it (5e-324).  The calibrated k
+# meets delta, and k 1 % larger does not (the largest such k, to the search's 1e-10).
+def test_the_tight_calibration_reaches_a_delta_near_the_smallest_doubles():
+    k = dm.baselines.dirichlet_k_tight(8.0, 1.5e-300, 1000, 3, 100)
+    assert dm.privacy_profile(8.0, 16.0, 1000, 3, 100) < 1e-300
+    assert dm.privacy_profile(8.0, k, 1000, 3, 100) <= 1.5e-300 < dm.privacy_profile(8.0, 1.01 * k, 1000, 3, 100)
