@@ -325,6 +325,24 @@ def proportions(arr: np.ndarray) -> np.ndarray:
     return scaled / scaled.sum(axis=-1, keepdims=True)
 
 
+def exact_row_totals(name: str, arr: np.ndarray) -> np.ndarray:
+    """The row totals N_i of a checked count matrix, refused unless each is below 2**53.
+
+    Whole counts >= 0 sum exactly in any order while the total is below 2**53; from 2**53
+    on a float total is rounded (counts 2**52 + 1 and 2**52 give 2**53, not 2**53 + 1), and
+    the bounds that use N_i would rest on a number that is not the data's.
+    """
+    with np.errstate(over="ignore"):
+        N = arr.sum(axis=-1)
+    bad = ~(N < 2.0 ** 53)
+    if np.any(bad):
+        i = int(np.flatnonzero(np.ravel(bad))[0])
+        raise ValueError(f"{name} row {i} sums to N_i={float(np.ravel(N)[i]):.17g} (rounded): a row "
+                         "total must be below 2**53 = 9007199254740992 to be exact in double "
+                         "precision")
+    return N
+
+
 def eta_ok(eta) -> np.ndarray:
     """Assumption 3: 0 < eta < 1/4."""
     arr = as_float_array("eta", eta)

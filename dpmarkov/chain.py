@@ -838,7 +838,8 @@ def row_kl_bounds(counts, k) -> np.ndarray:
         If ``counts`` is not one square matrix, holds NaN, an infinity, a negative or
         non-whole entry, or has an all-zero row (``check_counts``); if ``k`` is not > 0,
         or is neither one number nor one per row; or if a parameter k_i C_ij is below
-        the smallest normal double; or if a row total N_i overflows (counts near 1e308).
+        the smallest normal double; or if a row total N_i overflows (counts near 1e308)
+        or is 2**53 or more (not exact in double precision).
     TypeError
         If an entry of ``counts`` or ``k`` is not a real number.
 
@@ -853,6 +854,7 @@ def row_kl_bounds(counts, k) -> np.ndarray:
     if not np.all(np.isfinite(N)):
         raise ValueError("counts: a row total N_i overflows (counts near 1e308); Corollary 1 "
                          "needs N_i as a number")
+    N = _checks.exact_row_totals("counts", arr)
     n_i = (arr > 0).sum(axis=1)
     out = np.zeros(arr.shape[0])
     many = n_i >= 2

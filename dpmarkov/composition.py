@@ -101,7 +101,8 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
         support, a zero inside it); if ``k``, ``eta`` or ``gamma`` has the wrong shape;
         if a row breaks Assumption 3 (a supported count below eta_i N_i), Assumption 4
         (k_i < 3/(2 eta_i)), 0 < eta_i < 1/4 or gamma_i < 1/n_i (the message names the
-        row); or if a row's epsilon or delta has no finite value in double precision.
+        row); if a row total N_i is 2**53 or more (not exact in double precision); or if
+        a row's epsilon or delta has no finite value in double precision.
     TypeError
         If ``support`` is not a boolean array, or an entry of ``counts``, ``k``,
         ``eta`` or ``gamma`` is not a real number.
@@ -119,7 +120,7 @@ def chain_privacy(counts, k, eta, gamma, *, support) -> ChainPrivacy:
     if checked is None:                         # something to name, or an unusual input
         mask = check_support(counts, support)
         arr = check_counts(counts)
-        N = arr.sum(axis=1)
+        N = _checks.exact_row_totals("counts", arr)      # the lean checks' N_i < 2**53 too
         k_rows, eta_rows, gamma_rows = (_per_row(name, v, arr.shape[0]) for name, v in
                                         (("k", k), ("eta", eta), ("gamma", gamma)))
         n_rows = _row_sizes(mask)

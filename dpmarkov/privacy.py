@@ -197,7 +197,12 @@ def _k_for(bound, epsilon_target, eta, N, n, gamma):
         return np.asarray(bound(k, e[idx], NN[idx], nn[idx], g[idx]), float) - t[idx]
 
     every = np.arange(t.size)
-    lo = np.asarray(k_min(e), float)
+    with np.errstate(over="ignore"):
+        lo = 1.5 / e                       # k_min, without its public wrapper's name
+    if not np.all(np.isfinite(lo)):
+        i = int(np.flatnonzero(~np.isfinite(lo))[0])
+        raise ValueError(f"eta={float(e[i])!r} puts Assumption 4's smallest k, 3/(2*eta), beyond the "
+                         "largest float (1.8e308): no k can be computed for it")
     f_lo = f(lo, every)
     if np.any(f_lo > 0):
         i = int(np.flatnonzero(f_lo > 0)[0])

@@ -23,6 +23,9 @@ mutants); ``--list`` only prints the sample; ``--json FILE`` appends the rows to
 line of every file in place; this script only borrows its mutation operators, to keep the run
 to a few hundred mutants on a shared machine.  ``--survivors`` re-runs only the sample's mutants
 that survived in ``--json`` (after a new test; the last row of a mutant counts), and
+``--gaps`` re-runs every gap of ``--json`` found by its diff in the source as it is now (its
+row replaces the old one also when the line moved; ``REWRITTEN`` maps a gap whose line was
+rewritten to the same mutation of the new line), and
 ``--report FILE`` writes the table of the rows in ``--json`` (``EQUIVALENT`` as it is now) with
 every equivalent survivor's reason and every gap: ``tests/MUTANTS.md``, which README.md,
 "Mutation testing", points to.
@@ -54,7 +57,7 @@ TESTS = {
     "accounting": ["test_accounting.py"],
     "composition": ["test_composition.py", "test_claim_mutants.py", "test_mutant_survivors.py"],
     "renyi": ["test_renyi.py"],
-    "chain": ["test_mutant_survivors.py", "test_chain.py", "test_batch_bytes.py", "test_guard_mutants.py"],
+    "chain": ["test_mutant_survivors.py", "test_chain.py", "test_batch_bytes.py", "test_guard_mutants.py", "test_api.py"],
     "display": ["test_display.py", "test_portable_outputs.py", "test_tiny_values.py", "test_mutant_survivors.py"],
     "audit": ["test_audit.py"],
     "verify/claims/_core": ["test_verdicts.py", "test_claims.py", "test_claim_mutants.py"],
@@ -117,10 +120,6 @@ EQUIVALENT = {
                      "+edges = where.searchsorted(np.arange(0, arr.size + 2, n))    # row i: [e_i, e_i+1)")):
         "arange(0, n*n + 1, n) and arange(0, n*n + 2, n) are the same n + 1 row starts for n >= 2 "
         "(n*n + 2 <= n*n + n), and n = 1 never takes this sparse branch (4 transitions > 1 entry)",
-    ("composition", "-if not (N.min() > 0 and N.max() < 2.0 ** 53): | +if not (N.min() > 0 and N.max() <= 2.0 ** 53):"):
-        "a row total of exactly 2**53 then takes the lean checks instead of the full ones; both "
-        "compute the same float N and accept the same counts (checked with counts 2**52 + 1 and "
-        "2**52), so the same numbers",
     ("composition", ("-fails = not (low >= border).all() or np.count_nonzero(arr != 0) != transitions | "
                      "+fails = not (low > border).all() or np.count_nonzero(arr != 0) != transitions")):
         "a sparse matrix with a count exactly at its row's border (eta N_i (1 - 1e-12), rarely a "
@@ -130,6 +129,22 @@ EQUIVALENT = {
                     "+batch = min(GTH_BATCH, max(1, BATCH_BYTES // (9 * n * n)))   # as Algorithm 2 batches")):
         "how many matrices one GTH call solves (memory only): each matrix is eliminated on its own, "
         "its pi the same to rounding",
+    ("baselines/calibration", ("-if rho < 1 and term.upper() < 1e-40 * max(total.lower(), arb(1e-300)): | "
+                               "+if rho <= 1 and term.upper() < 1e-40 * max(total.lower(), arb(1e-300)):")):
+        "in _arb_betainc, rho = 1 exactly with a negligible term cannot happen: the bounds rho_j "
+        "of the term ratios fall with j (or are x), so rho_J = 1 means every earlier ratio was "
+        "at least 1 up to the rounding radius (2**-128), t_J >= t_0 = 1 and the sum is at most "
+        "J t_J: t_J < 1e-40 of it would take 1e40 terms",
+    ("baselines/calibration", ("-lo[rows] + np.log(2.0), np.log(2.0)) | "
+                               "+lo[rows] + np.log(2.0), np.log(3.0))")):
+        "the step by which dirichlet_k_theorem1's search widens its bracket upwards (log 2 or "
+        "log 3): the bracket holds the same crossing and the result is its feasible end within "
+        "the search's documented 1e-10 in log k either way (a search setting, as a panel width)",
+    ("profile", "-de = 1e-6 * max(e, 1e-12) | +de = 1e-6 * max(e, 2e-12)"):
+        "in _epsilon_one's n = 2 step-up, the finite-difference width of the pair's slope, "
+        "which only sizes the first step; it differs only where the pair's root e is below "
+        "1e-12, and the step then doubles until past the crossing and bisection brings the "
+        "result within 1e-6 of it either way (a search setting, not bit for bit)",
     ("chain", "-rows = max(1, _SLICE // alpha.shape[1]) | +rows = max(2, _SLICE // alpha.shape[1])"):
         "differs only for n > 2**20 states (slices of 2 rows instead of 1): the slices consume "
         "the streams in order, so the same draws (memory only)",
@@ -142,6 +157,15 @@ EQUIVALENT = {
         "spawn(2)[0] is the same first child as spawn(1)[0]: the same draws in this call; a later "
         "call on the same Generator gets its next child, independent either way (the same "
         "distribution; no seeded output is promised across versions)",
+}
+
+
+# gaps whose line was rewritten since their run: (module, the old diff as ``key`` writes it)
+# -> the same mutation of the line as it is now, which ``--gaps`` runs in its place
+REWRITTEN = {
+    ("profile", ("-if pair(0.0) <= target and profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target: | "
+                 "+if pair(0.0) < target and profile_one_k(np.array([0.0]), k, N, n, m)[0] <= target:")):
+        "-pair_below = pair(0.0) <= target | +pair_below = pair(0.0) < target",
 }
 
 
@@ -211,6 +235,9 @@ def main():
     parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
     parser.add_argument("--survivors", action="store_true",
                         help="run only the sample's mutants that survived in --json (after a new test)")
+    parser.add_argument("--gaps", action="store_true",
+                        help="re-run every gap left in --json, found by its diff in the source "
+                             "as it is now (the nearest line)")
     parser.add_argument("--report", type=Path, default=None,
                         help="write the table of the rows in --json to this Markdown file, run nothing")
     args = parser.parse_args()
@@ -243,7 +270,10 @@ def main():
         timeout = args.timeout or max(60.0, 10 * seconds)
         source, found = mutants(target)
         chosen = sample(module, found, args.seed, args.per_module, args.skip)
-        if args.survivors:                          # only those the last run left alive
+        moved = {}                                  # mutant id -> the line of its earlier row
+        if args.gaps:
+            chosen, moved = gaps_in(module, source, found, latest(args.json))
+        elif args.survivors:                          # only those the last run left alive
             before = latest(args.json)
             chosen = [(mid, mutated) for mid, mutated in chosen
                       if not before.get((module, mid.line_number + 1, key(diff_of(source, mutated))),
@@ -256,6 +286,8 @@ def main():
                 why = None if killed else equivalent(module, diff)
                 row = {"module": module, "line": mid.line_number + 1, "killed": killed,
                        "equivalent": why, "tests": last, "diff": diff, "of": len(found)}
+                if id(mid) in moved and moved[id(mid)] != [row["line"], key(diff)]:
+                    row["replaces"] = moved[id(mid)]
                 rows.append(row)
                 if args.json:                       # row by row: a stopped run keeps its rows
                     with args.json.open("a") as f:
@@ -267,14 +299,36 @@ def main():
     print(table(rows))
 
 
+def gaps_in(module, source, found, before):
+    """``--gaps``: each gap of ``module`` in the rows ``before`` (not killed, not equivalent),
+    as the mutant of the current source with the same diff on the nearest line (an edit
+    elsewhere in the module may have moved it): the mutants and, by ``id``, the line of the
+    row each replaces.  A gap whose diff no longer exists (its line was rewritten) is left."""
+    chosen, moved = [], {}
+    for (mod, line, text), r in before.items():
+        if mod != module or r["killed"] or equivalent(module, r["diff"]):
+            continue
+        now = REWRITTEN.get((module, text), text)
+        same = [(mid, m) for mid, m in found if key(diff_of(source, m)) == now]
+        if same:
+            mid, mutated = min(same, key=lambda p: abs(p[0].line_number + 1 - line))
+            chosen.append((mid, mutated))
+            moved[id(mid)] = [line, text]
+    return chosen, moved
+
+
 def latest(path):
     """The rows of a ``--json`` file, the last one per mutant (module, line, diff): a re-run after
     a new test replaces the earlier verdict (of the same source: an edit that moves lines
-    leaves the old rows alone)."""
+    leaves the old rows alone, unless the re-run's row says which line it ``replaces``:
+    ``--gaps``)."""
     rows = {}
     if path and path.exists():
         for line in path.read_text().splitlines():
             r = json.loads(line)
+            if "replaces" in r:                   # [line, diff] of the row it replaces
+                old = r["replaces"] if isinstance(r["replaces"], list) else [r["replaces"], key(r["diff"])]
+                rows.pop((r["module"], *old), None)
             rows[(r["module"], r["line"], key(r["diff"]))] = r
     return rows
 

@@ -465,3 +465,31 @@ def test_hockey_stick_at_epsilon_beyond_the_exponent_range():
         pytest.approx([float(want[1]), 0.0], rel=1e-12)
     assert dm.composition.probabilistic_delta(M, np.array([[0, 1]]), 710.0) == 0.5
     assert dm.composition.probabilistic_delta(M, np.array([[0, 1]]), 800.0) == 0.0
+
+
+# A row total must be exact: from 2**53 on a float sum is rounded (counts 2**52 + 1 and
+# 2**52 sum to 2**53, not 2**53 + 1), and chain_privacy's bounds would rest on an N_i that
+# is not the data's.  Refused on the lean path (a float64 array and a boolean support,
+# dense and sparse) and on the full one (a list), with the parameter, the value and the
+# rule; accepted one below the limit (counts 2**52 and 2**52 - 1: total 2**53 - 1, exact).
+def _big_row_counts(top, n):
+    counts = np.zeros((n, n))
+    counts[0, :2] = top, 2.0 ** 52
+    for i in range(1, n):
+        counts[i, i] = counts[i, (i + 1) % n] = 50.0
+    return counts
+
+
+@pytest.mark.parametrize("n", [2, 8])            # n = 8: 16 transitions of 64, the sparse checks
+@pytest.mark.parametrize("kind", [np.asarray, lambda c: c.astype(np.int64).tolist()])
+def test_chain_privacy_refuses_a_row_total_from_2_to_the_53(n, kind):
+    over = _big_row_counts(2.0 ** 52 + 1, n)
+    assert over.sum(axis=1)[0] == 2.0 ** 53        # rounded: the true total is 2**53 + 1
+    with pytest.raises(ValueError, match=r"counts row 0 sums to N_i=9007199254740992 .*below 2\*\*53"):
+        dm.chain_privacy(kind(over), 100.0, 0.1, 0.1, support=over > 0)
+    with pytest.raises(ValueError, match=r"counts row 0 sums to N_i=9007199254740992 .*below 2\*\*53"):
+        dm.row_kl_bounds(kind(over), 100.0)
+    under = _big_row_counts(2.0 ** 52 - 1, n)
+    result = dm.chain_privacy(kind(under), 100.0, 0.1, 0.1, support=under > 0)
+    assert np.isfinite(result.epsilon) and result.epsilon > 0
+    assert np.isfinite(dm.row_kl_bounds(kind(under), 100.0)).all()

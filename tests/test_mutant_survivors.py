@@ -347,3 +347,219 @@ def test_the_certificate_refuses_a_pair_that_misses_a_target(monkeypatch, scale_
     with pytest.raises(ArithmeticError, match="is not certified"):
         calibration.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10,
                                                  rel_width=1e-2)
+
+
+# baselines.calibration._arb_betainc: ``tail = term / (1 - rho)`` made ``term * (1 - rho)``
+# survived (an unsound enclosure: the series' remainder understated), and so did
+# ``one = arb(1)`` made ``arb(2)`` (rho = 2x: a tail bound 3 times too wide at x = 0.4).  At
+# the certificate's 128 bits the remainder (about 1e-40 of the sum) hides inside the
+# rounding radius, so the enclosure is taken at 512 bits, where the radius is 1e-150 of it.
+# With b < 1 the term ratios x (a + b + j)/(a + 1 + j) rise towards x, so rho = x and the
+# remainder R after the last term t_J obeys t_J <= R <= t_J / (1 - x).  The enclosure
+# [L, U] = prefactor [S_J, S_J + t_J / (1 - x)] must hold the true I_x(a, b) (an mpmath
+# value at 160 digits), and U - T <= t_J x / (1 - x) <= R x / (1 - x), with R = T - L: the
+# shrunken tail puts U below T, rho = 2x puts U - T near 2 R (above 0.67 R at x = 0.4).
+@pytest.mark.parametrize("a, b, x", [(3.5, 0.75, 0.4), (1.25, 0.5, 0.3), (40.0, 0.9, 0.45)])
+def test_the_arb_betainc_tail_bound_holds_the_true_remainder_and_is_tight(a, b, x):
+    import mpmath
+    from flint import arb, ctx
+
+    from dpmarkov.baselines.calibration import _arb_betainc
+    old = ctx.prec
+    ctx.prec = 512
+    try:
+        enc = _arb_betainc(arb(a), arb(b), arb(x))
+        lo, up = (v.str(155, radius=False) for v in (enc.lower(), enc.upper()))
+    finally:
+        ctx.prec = old
+    with mpmath.workdps(160):
+        lo, up = mpmath.mpf(lo), mpmath.mpf(up)
+        true = mpmath.betainc(mpmath.mpf(a), mpmath.mpf(b), 0, mpmath.mpf(x), regularized=True)
+        assert lo <= true <= up
+        assert 0 < true - lo < 1e-35 * true          # the remainder is resolved at 512 bits
+        assert up - true <= (true - lo) * x / (1 - x)
+
+
+# baselines.calibration.dirichlet_k_tight: ``ok = gap_lo <= 0`` made ``< 0`` survived.  A
+# delta met exactly at the search's lower end k_lo (gap 0) is reachable: the calibration
+# returns k_lo, not an error.  dirichlet_k_theorem1 at its own gap 0 (delta exactly
+# delta(k_lo, gamma(k_lo))): its final adjustment raises gamma to put epsilon on the target,
+# delta then exceeds the target and k would step below k_lo = 3/(2 eta), where Assumption 4
+# fails (the pair once returned, 3.4e-10 below k_lo, was refused by dm.delta).  That row is
+# unreachable: an error naming Assumption 4, or NaN; a delta a relative 1e-9 above it gives
+# a k >= k_lo.
+def test_a_delta_met_exactly_at_the_lowest_k():
+    from dpmarkov import privacy
+    from dpmarkov.baselines import calibration
+    eps, eta, N, n = 8.0, np.array([5 / 98]), np.array([98.0]), np.array([5.0])
+    k_lo = np.asarray(privacy.k_min(eta), float)
+    _, log_gamma, delta_at = calibration._theorem1_cores(eps, eta, N, n)
+    # the search's gap at its lower end: delta at k = exp(log k_lo), gamma(k_lo), against d
+    rows = np.array([0])
+    d = float(delta_at(np.exp(np.log(k_lo)), np.exp(log_gamma(k_lo, rows)), rows)[0])
+    with pytest.raises(ValueError, match=r"with k >= 3/\(2\*eta\)=29.4 \(Assumption 4\)"):
+        dm.baselines.dirichlet_k_theorem1(eps, d, 5 / 98, 98, 5)
+    k, g = dm.baselines.dirichlet_k_theorem1(eps, d, 5 / 98, 98, 5, on_unreachable="nan")
+    assert np.isnan(k) and np.isnan(g)
+    k, g = dm.baselines.dirichlet_k_theorem1(eps, d * (1 + 1e-9), 5 / 98, 98, 5)
+    assert k_lo[0] <= k <= k_lo[0] * (1 + 1e-9)
+    assert dm.delta(k, 5 / 98, 98, 5, g) <= d * (1 + 1e-9) and dm.epsilon(k, 5 / 98, 98, 5, g) <= eps
+
+    eps, N, n, m = 1.0, 1000, 3, 100
+    k_lo = max(1.0, eps * N / 500)                   # the tight search's lower end
+    p = float(calibration._tight_profile(eps, np.array([k_lo]), np.array([float(N)]),
+                                         np.array([float(n)]), np.array([float(m)]))[0])
+    d = p / (1 - calibration._PROFILE_MARGIN)
+    assert d * (1 - calibration._PROFILE_MARGIN) == p   # the target is the profile exactly
+    assert dm.baselines.dirichlet_k_tight(eps, d, N, n, m) == k_lo
+
+
+# profile.pair_profile: ``eps = _checks.array("epsilon", ...)`` made ``None`` survived (only
+# its doctest called it).  It is privacy_profile's pair (m, m + 1) for n >= 3, one row per
+# epsilon, and refuses an epsilon array of more than one dimension, naming epsilon.
+def test_pair_profile_is_the_profile_pair_and_checks_epsilon():
+    eps = np.array([0.0, 0.5, 2.0])
+    out = dm.pair_profile(eps, np.array([8, 3]), np.array([9, 4]), 20.6, 98)
+    assert out.shape == (3, 2)
+    assert np.array_equal(out[:, 0], dm.privacy_profile(eps, 20.6, 98, 5, 8))
+    assert np.array_equal(out[:, 1], dm.privacy_profile(eps, 20.6, 98, 5, 3))
+    with pytest.raises(ValueError, match="epsilon"):
+        dm.pair_profile(np.zeros((2, 2)), 8, 9, 20.6, 98)
+
+
+# profile._epsilon_one: ``pair(0.0) <= target`` made ``<`` survived, and so did ``n >= 3``
+# made ``n >= 4``.  A delta equal to the profile at epsilon = 0 (for n >= 3 the pair
+# (m, m + 1) is the profile) is met at epsilon = 0 exactly; for n = 3 the root is the pair's
+# (the n = 2 branch would step and bisect on the two-category profile instead): the
+# certified bracket, profile(e) <= delta < profile(e (1 - 1e-9)), a few of Brent's 1e-12
+# tolerances wide, holds it.
+@pytest.mark.parametrize("k, N, m", [(20.6, 98, 8), (400.0, 1000, 30)])
+def test_epsilon_for_delta_at_n3_and_at_the_profile_at_zero(k, N, m):
+    d0 = dm.privacy_profile(0.0, k, N, 3, m)
+    assert 0 < d0 < 1
+    assert dm.epsilon_for_delta(d0, k, N, 3, m) == 0.0
+    for d in (1e-3, 1e-7):
+        e = dm.epsilon_for_delta(d, k, N, 3, m)
+        assert dm.privacy_profile(e, k, N, 3, m) <= d < dm.privacy_profile(e * (1 - 1e-9), k, N, 3, m)
+
+
+# profile._epsilon_one, n = 2: the branch where another pair than (m, N - m) is the worst
+# at the pair's root (step up, doubling, then bisect) is reached by no real design (see the
+# comment there), and ``lo, step = hi, 2 * step`` made ``lo, step = None``, the secant
+# step's ``/ slope`` made ``* slope`` and the bisection's ``full(mid) > target`` made
+# ``>=`` survived.  Here the two-category maximum is replaced by a decreasing stand-in,
+# full(x) = H(x / 8) where that is above delta, then exactly delta up to 9 e (a plateau),
+# then below: its smallest x with full(x) <= delta is 8 e*, e* the pair's root (the secant
+# guess from the pair's slope falls short of it, so the step doubles).  The result must lie
+# in [8 e*, 8 e* (1 + 2e-6)] (the bisection's 1e-6, not the plateau's far end) and take few
+# evaluations: twice the secant guess is near the crossing (a first step of 1e-9 e would
+# need about 30 doublings).
+def test_epsilon_for_delta_steps_up_when_another_pair_is_worse(monkeypatch):
+    from dpmarkov import profile
+    k, N, m, d, S = 50.0, 200, 5, 1e-6, 8
+    e = dm.epsilon_for_delta(d, k, N, 2, m)          # the pair's root: (m, N - m) is the worst
+
+    def H(x):
+        return float(dm.pair_profile(x, m, N - m, k, N))
+    assert H(e) <= d < H(e * (1 - 1e-9))
+    calls = []
+
+    def stand_in(x, k_, N_, m_):
+        x = float(x[0])
+        calls.append(x)
+        v = H(x / S)
+        return np.array([v if v > d else d if x <= (S + 1) * e else min(v, d / 2)]), 0
+    monkeypatch.setattr(profile, "two_category_max", stand_in)
+    got = dm.epsilon_for_delta(d, k, N, 2, m)
+    assert S * e * (1 - 1e-9) <= got <= S * e * (1 + 2e-6)
+    assert stand_in(np.array([got]), k, N, m)[0][0] <= d
+    assert len(calls) <= 40
+
+
+# The same branch with a stand-in the secant guess falls short of: ``lo, step = hi, 2 * step``
+# made ``lo, step = None`` survived, as the guess (twice the secant step) was always past the
+# crossing.  full(x) = delta exp(-(x - 2 e) r) with r a tenth of the pair's log-slope rate at
+# e: the first step falls short of the root 2 e, so the step doubles.
+# The result must be the root to the bisection's 1e-6, on the safe side.
+def test_epsilon_for_delta_doubles_its_step_up(monkeypatch):
+    from dpmarkov import profile
+    k, N, m, d = 50.0, 200, 5, 1e-6
+    e = dm.epsilon_for_delta(d, k, N, 2, m)
+
+    def H(x):
+        return float(dm.pair_profile(x, m, N - m, k, N))
+    rate = (np.log(H(e)) - np.log(H(e * 1.001))) / (e * 0.001)
+    calls = []
+
+    def stand_in(x, k_, N_, m_):
+        calls.append(float(x[0]))
+        return np.array([min(1.0, d * np.exp(-(float(x[0]) - 2 * e) * rate / 10))]), 0
+    monkeypatch.setattr(profile, "two_category_max", stand_in)
+    got = dm.epsilon_for_delta(d, k, N, 2, m)
+    assert 2 * e <= got <= 2 * e * (1 + 2e-6)
+    # at e, at e + step (short of 2 e), then at e + 3 step (the step doubled, past 2 e)
+    assert calls[0] == e and calls[1] < 2 * e < calls[2]
+    assert calls[2] - calls[1] == pytest.approx(2 * (calls[1] - calls[0]), rel=1e-12)
+
+
+# profile._epsilon_one, n = 2: ``pair_below = pair(0.0) <= target`` made ``<`` survived.  At
+# delta equal to the pair's H at 0 while another pair is worse there, the root is found on
+# the whole profile by Brent's method (1e-12), not by the step-up and bisection (1e-6)
+# from the pair's root 0.  Stand-in for the two-category maximum: full(x) = min(1, 2 H(x)),
+# root where H(x) = delta / 2 (the pair's own epsilon_for_delta at delta / 2, 1e-12).
+def test_epsilon_for_delta_at_the_pairs_value_at_zero(monkeypatch):
+    from dpmarkov import profile
+    k, N, m = 50.0, 200, 5
+    d0 = float(dm.pair_profile(0.0, m, N - m, k, N))
+    root = dm.epsilon_for_delta(d0 / 2, k, N, 2, m)     # (m, N - m) is the worst there
+
+    def full(eps):
+        return np.minimum(1.0, 2 * dm.pair_profile(np.asarray(eps, float).ravel(), m, N - m, k, N))
+    monkeypatch.setattr(profile, "two_category_max", lambda x, k_, N_, m_: (full(x), 0))
+    monkeypatch.setattr(profile, "profile_one_k", lambda x, k_, N_, n_, m_: full(x))
+    got = dm.epsilon_for_delta(d0, k, N, 2, m)
+    assert got == pytest.approx(root, rel=1e-9)
+
+
+# baselines.calibration.certify_theorem1_calibration's work refusal and input checks:
+# ``rel_width < 1`` made ``< 2`` survived (test at both sides of the limit), and so did
+# ``terms = intervals * shares.size`` made ``/`` (the up-front count: 1.4e9 intervals at
+# rel_width 1e-8 over a factor 1e6 must be refused before a grid of them is built).
+def test_the_certificate_checks_rel_width_and_refuses_a_huge_grid_up_front():
+    from dpmarkov.baselines import calibration
+    for width in (1.0, 1.5, 1e-8 * (1 - 1e-15)):
+        with pytest.raises(ValueError, match=r"rel_width=.* must satisfy 1e-8 <= rel_width < 1"):
+            calibration.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, rel_width=width)
+    with pytest.raises(ValueError, match=r"\(1381551\d* intervals\), more than 2000000"):
+        calibration.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=1e6,
+                                                 rel_width=1e-8)
+
+
+# baselines.calibration._estimated_terms: ``total += block * ...`` made ``total = ...`` and
+# ``np.diff(picks, prepend=-1)`` made ``prepend=+1`` survived (the estimate then counts the
+# last interval only, or the first block as -1 intervals).  With at most 64 intervals every
+# interval is sampled as its own block: the estimate is the series lengths of the returned
+# pair's tails plus those of every interval's tails at its gamma, each counted once.
+def test_the_work_estimate_counts_every_interval_once():
+    from dpmarkov.baselines import calibration
+    eps, eta, N, n = 8.0, 5 / 98, 98, 5
+    k0, g0 = dm.baselines.dirichlet_k_theorem1(eps, 1e-6, eta, N, n)
+    shares = np.unique(dm.worst_counts(eta, N, n)) / N
+    edges = np.geomspace(k0 * (1 + 1e-9), 1.5 * k0, 11)      # gamma(k) < 1/n on all of it
+    _, log_gamma, _ = calibration._theorem1_cores(eps, *(np.array([float(v)]) for v in (eta, N, n)))
+    gammas = np.exp(log_gamma(edges[:-1], np.zeros(10, int)))
+    assert ((gammas > 0) & (gammas < 1)).all()
+    expected = sum(calibration._series_terms(k0 * s, k0 * (1 - s), g0) for s in shares)
+    expected += sum(calibration._series_terms(edges[i + 1] * s, edges[i] * (1 - s), g)
+                    for i, g in enumerate(gammas) for s in shares)
+    assert calibration._estimated_terms(eps, k0, g0, eta, N, n, shares, edges) == expected
+
+
+# baselines.calibration.dirichlet_k_tight: the gap's floor ``np.maximum(prof, 1e-300)``
+# made ``2e-300`` survived: a delta between the two (1.5e-300) was then refused although the
+# profile at the search's lower end k_lo = 16 is far below it (5e-324).  The calibrated k
+# meets delta, and k 1 % larger does not (the largest such k, to the search's 1e-10).
+def test_the_tight_calibration_reaches_a_delta_near_the_smallest_doubles():
+    k = dm.baselines.dirichlet_k_tight(8.0, 1.5e-300, 1000, 3, 100)
+    assert dm.privacy_profile(8.0, 16.0, 1000, 3, 100) < 1e-300
+    assert dm.privacy_profile(8.0, k, 1000, 3, 100) <= 1.5e-300 < dm.privacy_profile(8.0, 1.01 * k, 1000, 3, 100)

@@ -580,3 +580,13 @@ def test_worst_counts_huge_n_is_an_error_and_delta_does_not_build_it():
         dm.worst_counts(1e-10, 1e11, 10**9)
     d = dm.delta(1.5e10, 1e-10, 1e11, 10**9, 1e-10)
     assert 0 <= d <= 1
+
+
+# k_for_epsilon with a subnormal eta: 3/(2 eta) overflows.  The error names eta, its value
+# and the rule, not the internal k_min call it once went through.
+@pytest.mark.parametrize("func", [dm.k_for_epsilon, dm.k_for_epsilon_paper])
+def test_k_for_epsilon_refuses_an_eta_whose_smallest_k_overflows(func):
+    with pytest.raises(ValueError, match=r"eta=5e-324 .*3/\(2\*eta\).*largest float") as err:
+        func(5.0, 5e-324, 98, 5, 0.01)
+    assert "k_min" not in str(err.value)
+    assert func(3.0, 0.073, 98, 5, 4e-4) == pytest.approx(28.181, abs=1e-3)

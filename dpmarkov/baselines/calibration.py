@@ -140,7 +140,8 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n, *, on_unreachable="raise"):
         number >= 2, or no count vector of N records in n categories has every count
         >= eta N (Assumption 3); if ``eta``, ``N`` and ``n`` do not broadcast; if
         ``on_unreachable`` is neither "raise" nor "nan"; or, with "raise", if some row is
-        unreachable (epsilon below epsilon_star, or delta below what Theorem 1 certifies).
+        unreachable (epsilon below epsilon_star, or delta below what Theorem 1 certifies
+        with k >= 3/(2 eta)).
 
     Examples
     --------
@@ -193,6 +194,19 @@ def dirichlet_k_theorem1(epsilon, delta, eta, N, n, *, on_unreachable="raise"):
     k_out, g_out = np.full(k_lo.size, np.nan), np.full(k_lo.size, np.nan)
     k_out[rows], g_out[rows] = _theorem1_adjust(eps, d, log_k, rows, sound_epsilon,
                                                 log_gamma, delta_at)
+    # a delta met only at k_lo: the adjustment (gamma up for epsilon, then k down for delta)
+    # can end below k_lo = 3/(2 eta), where Assumption 4 fails (dm.delta refuses the pair);
+    # no k >= k_lo meets both targets there, so the row is unreachable
+    below = k_out < k_lo * (1 - _checks.REL_SLACK)
+    if below.any():
+        if mode == "raise":
+            i = int(np.flatnonzero(below)[0])
+            raise ValueError(
+                f"no gamma gives delta <= {d!r} at epsilon={eps!r} (eta={float(eta_f[i])!r}, "
+                f"N={N_f[i]:.0f}, n={n_f[i]:.0f}) with k >= 3/(2*eta)={k_lo[i]:.6g} "
+                "(Assumption 4): delta is met only at the smallest k, and not once epsilon is "
+                "met there")
+        k_out[below], g_out[below] = np.nan, np.nan
     return _shaped(k_out, shape), _shaped(g_out, shape)
 
 
