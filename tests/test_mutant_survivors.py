@@ -563,3 +563,107 @@ def test_the_tight_calibration_reaches_a_delta_near_the_smallest_doubles():
     k = dm.baselines.dirichlet_k_tight(8.0, 1.5e-300, 1000, 3, 100)
     assert dm.privacy_profile(8.0, 16.0, 1000, 3, 100) < 1e-300
     assert dm.privacy_profile(8.0, k, 1000, 3, 100) <= 1.5e-300 < dm.privacy_profile(8.0, 1.01 * k, 1000, 3, 100)
+
+
+# baselines.calibration._theorem1_adjust: over 201 designs one gamma step of 1e-13 always put
+# the sound epsilon on the target, so ``eps * (1 - 1e-14)`` made ``eps * (2 - 1e-14)`` in the
+# step loop survived (it stops after one step, whatever epsilon then is), and so did ``>`` made
+# ``>=`` there and in the delta check (a target met exactly counts as missed).  The helper is
+# called with the real cores of a design (eps 8, eta 5/98, N 98, n 5) and crafted starts:
+# a gamma a relative 1e-12 below the closed form needs several steps; an epsilon target equal,
+# bit for bit, to the sound epsilon after one step is met there; a delta target equal to the
+# delta of the adjusted pair is met by it.  In each case the pair returned is the first of the
+# sequence gamma_0 (1 + 1e-13)^j meeting epsilon <= target, and k is the search's k.
+def _adjust_design():
+    from dpmarkov.baselines import calibration
+    eps = 8.0
+    cores = calibration._theorem1_cores(eps, np.array([5 / 98]), np.array([98.0]), np.array([5.0]))
+    k, _ = dm.baselines.dirichlet_k_theorem1(eps, 1e-6, 5 / 98, 98, 5)
+    return calibration._theorem1_adjust, eps, float(k), np.array([0]), cores
+
+
+def _first_meeting(target, k, g, rows, sound_epsilon):
+    """gamma_0 (1 + 1e-13)^j for the least j whose sound epsilon is <= target, and j."""
+    j = 0
+    while sound_epsilon(k, g, rows)[0] > target:
+        g, j = g * (1 + 1e-13), j + 1
+    return g, j
+
+
+def test_the_adjustment_steps_gamma_until_epsilon_is_met():
+    adjust, eps, k0, rows, (sound_epsilon, log_gamma, delta_at) = _adjust_design()
+    low = lambda k, r: log_gamma(k, r) + np.log1p(-1e-12)     # noqa: E731  1e-12 too small
+    log_k = np.array([np.log(k0)])
+    k = np.exp(log_k)
+    target = eps * (1 - 1e-14)
+    want, steps = _first_meeting(target, k, np.exp(low(k, rows)), rows, sound_epsilon)
+    assert steps >= 2                                # one step does not reach the target
+    got_k, got_g = adjust(eps, 1.0, log_k, rows, sound_epsilon, low, delta_at)
+    assert got_k[0] == k[0] and got_g[0] == want[0]
+    assert sound_epsilon(got_k, got_g, rows)[0] <= target
+
+
+def test_the_adjustment_stops_at_an_epsilon_exactly_on_the_target():
+    adjust, eps, k0, rows, (sound_epsilon, log_gamma, delta_at) = _adjust_design()
+    # a k near the design's where the sound epsilon after one step is eps' (1 - 1e-14)
+    # for some float eps' (not every float is such a product), the first of 40 such k
+    for j in range(40):
+        log_k = np.array([np.log(k0 * (1 + j * 1e-7))])
+        k = np.exp(log_k)
+        g0 = np.exp(log_gamma(k, rows))
+        s0, s1 = (sound_epsilon(k, g, rows)[0] for g in (g0, g0 * (1 + 1e-13)))
+        e = s1 / (1 - 1e-14)
+        near = [e]
+        for _ in range(3):
+            near = [np.nextafter(near[0], 0)] + near + [np.nextafter(near[-1], np.inf)]
+        hit = [v for v in near if v * (1 - 1e-14) == s1 and s0 > s1]
+        if hit:
+            break
+    assert hit, "no k near the design's puts the epsilon after one step on a target"
+    target = hit[0] * (1 - 1e-14)
+    assert sound_epsilon(k, g0, rows)[0] > target    # the closed form's gamma misses it
+    got_k, got_g = adjust(hit[0], 1.0, log_k, rows, sound_epsilon, log_gamma, delta_at)
+    assert got_k[0] == k[0] and got_g[0] == g0[0] * (1 + 1e-13)
+    assert sound_epsilon(got_k, got_g, rows)[0] == target
+
+
+def test_the_adjustment_keeps_k_at_a_delta_exactly_on_the_target():
+    adjust, eps, k0, rows, (sound_epsilon, log_gamma, delta_at) = _adjust_design()
+    log_k = np.array([np.log(k0)])
+    k, g = adjust(eps, 1.0, log_k, rows, sound_epsilon, log_gamma, delta_at)
+    d = float(delta_at(k, g, rows)[0])               # the adjusted pair's delta, exactly
+    assert 0 < d < 1
+    got_k, got_g = adjust(eps, d, log_k, rows, sound_epsilon, log_gamma, delta_at)
+    assert got_k[0] == k[0] == np.exp(log_k)[0] and got_g[0] == g[0]
+    assert delta_at(got_k, got_g, rows)[0] <= d
+    # a target a hair below it is missed: k steps down, and the pair then meets both
+    got_k, got_g = adjust(eps, d * (1 - 1e-12), log_k, rows, sound_epsilon, log_gamma, delta_at)
+    assert got_k[0] < k[0]
+    assert delta_at(got_k, got_g, rows)[0] <= d * (1 - 1e-12)
+    assert sound_epsilon(got_k, got_g, rows)[0] <= eps * (1 - 1e-14)
+
+
+# baselines.calibration.certify_theorem1_calibration: ``terms = intervals * shares.size`` made
+# ``/`` survived: at 1.4e9 intervals the quotient too is beyond the budget, so the refusal came
+# up front either way.  With 1.5e6 intervals and 2 shares (eta 5/98, N 98, n 5) the product,
+# 3e6 terms (at least one per share and interval), is beyond the 2e6 budget and the quotient
+# (7.5e5) is not: the certificate must refuse without building the grid or sampling it
+# (``_estimated_terms`` never called), naming at least intervals * shares terms.
+def test_the_certificate_counts_one_term_per_share_and_interval_up_front(monkeypatch):
+    import re
+
+    from dpmarkov.baselines import calibration
+
+    def estimate(*args):
+        raise AssertionError("the work estimate ran on a grid the count already refuses")
+
+    monkeypatch.setattr(calibration, "_estimated_terms", estimate)
+    assert np.unique(dm.worst_counts(5 / 98, 98, 5)).size == 2
+    width = np.log(10.0) / 1.5e6
+    intervals = int(np.ceil(np.log(10.0 / (1 + 1e-9)) / width))
+    assert 1e6 < intervals <= 4e6 and 2 * intervals > calibration._MAX_SERIES_TERMS
+    with pytest.raises(ValueError, match=rf"\({intervals} intervals\), more than 2000000") as err:
+        calibration.certify_theorem1_calibration(8.0, 1e-6, 5 / 98, 98, 5, k_max_factor=10.0,
+                                                 rel_width=width)
+    terms = float(re.search(r"about (\S+) series terms", str(err.value)).group(1))
+    assert terms == pytest.approx(2 * intervals, rel=5e-3)    # printed to 3 digits
