@@ -592,7 +592,7 @@ def _first_meeting(target, k, g, rows, sound_epsilon):
 
 def test_the_adjustment_steps_gamma_until_epsilon_is_met():
     adjust, eps, k0, rows, (sound_epsilon, log_gamma, delta_at) = _adjust_design()
-    low = lambda k, r: log_gamma(k, r) + np.log1p(-1e-12)     # noqa: E731  1e-12 too small
+    low = lambda k, r: log_gamma(k, r) + np.log1p(-1e-12)     # gamma 1e-12 too small
     log_k = np.array([np.log(k0)])
     k = np.exp(log_k)
     target = eps * (1 - 1e-14)
@@ -604,7 +604,7 @@ def test_the_adjustment_steps_gamma_until_epsilon_is_met():
 
 
 def test_the_adjustment_stops_at_an_epsilon_exactly_on_the_target():
-    adjust, eps, k0, rows, (sound_epsilon, log_gamma, delta_at) = _adjust_design()
+    adjust, _, k0, rows, (sound_epsilon, log_gamma, delta_at) = _adjust_design()
     # a k near the design's where the sound epsilon after one step is eps' (1 - 1e-14)
     # for some float eps' (not every float is such a product), the first of 40 such k
     for j in range(40):
