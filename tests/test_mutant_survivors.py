@@ -522,9 +522,10 @@ def test_epsilon_for_delta_at_the_pairs_value_at_zero(monkeypatch):
 
 
 # baselines.calibration.certify_theorem1_calibration's work refusal and input checks:
-# ``rel_width < 1`` made ``< 2`` survived (test at both sides of the limit), and so did
-# ``terms = intervals * shares.size`` made ``/`` (the up-front count: 1.4e9 intervals at
-# rel_width 1e-8 over a factor 1e6 must be refused before a grid of them is built).
+# ``rel_width < 1`` made ``< 2`` survived (test at both sides of the limit).  1.4e9 intervals
+# at rel_width 1e-8 over a factor 1e6 must be refused before a grid of them is built (the
+# up-front count; ``test_the_certificate_counts_one_term_per_share_and_interval_up_front``
+# is the one at which ``intervals * shares.size`` made ``/`` makes a difference).
 def test_the_certificate_checks_rel_width_and_refuses_a_huge_grid_up_front():
     from dpmarkov.baselines import calibration
     for width in (1.0, 1.5, 1e-8 * (1 - 1e-15)):
