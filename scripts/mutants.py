@@ -50,12 +50,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # each module and the unit tests that exercise it (fast, no notebooks; the quickest and most
 # specific first, as ``pytest -x`` stops at the first failure); the privacy-critical modules first
 TESTS = {
-    "mechanism": ["test_mechanism.py", "test_guard_mutants.py", "test_mutant_survivors.py"],
-    "privacy": ["test_privacy.py", "test_bound_mutants.py", "test_worst_case.py", "test_mutant_survivors.py"],
-    "profile": ["test_mutant_survivors.py", "test_profile.py", "test_tiny_values.py"],
+    "mechanism": ["test_mechanism.py", "test_guard_mutants.py", "test_mutant_survivors.py", "test_api.py"],
+    "privacy": ["test_privacy.py", "test_bound_mutants.py", "test_worst_case.py", "test_mutant_survivors.py", "test_api.py"],
+    "profile": ["test_mutant_survivors.py", "test_profile.py", "test_tiny_values.py", "test_api.py"],
     "_numerics": ["test_roots.py", "test_privacy.py", "test_bound_mutants.py", "test_tiny_values.py"],
     "accounting": ["test_accounting.py"],
-    "composition": ["test_composition.py", "test_claim_mutants.py", "test_mutant_survivors.py"],
+    "composition": ["test_composition.py", "test_claim_mutants.py", "test_mutant_survivors.py", "test_api.py"],
     "renyi": ["test_renyi.py"],
     "chain": ["test_mutant_survivors.py", "test_chain.py", "test_batch_bytes.py", "test_guard_mutants.py", "test_api.py"],
     "display": ["test_display.py", "test_portable_outputs.py", "test_tiny_values.py", "test_mutant_survivors.py"],
@@ -64,15 +64,15 @@ TESTS = {
     "verify/claims/privacy": ["test_claims.py", "test_claim_mutants.py"],
     "verify/claims/foundations": ["test_claims.py", "test_claim_mutants.py"],
     "verify/claims/chains": ["test_claims.py", "test_claim_mutants.py"],
-    "exit_probability": ["test_delta.py", "test_tiny_values.py", "test_bound_mutants.py", "test_mutant_survivors.py"],
+    "exit_probability": ["test_delta.py", "test_tiny_values.py", "test_bound_mutants.py", "test_mutant_survivors.py", "test_api.py"],
     "loss": ["test_worst_case.py", "test_guards.py", "test_bound_mutants.py"],
     "_pairs": ["test_accounting.py", "test_worst_case.py", "test_profile.py"],
     "_checks": ["test_guard_mutants.py", "test_simplex.py", "test_privacy.py", "test_chain.py"],
-    "stationary": ["test_chain.py", "test_mutant_survivors.py"],
+    "stationary": ["test_chain.py", "test_mutant_survivors.py", "test_api.py"],
     "ergodicity": ["test_chain.py"],
     "accuracy": ["test_accuracy.py"],
     "simplex": ["test_simplex.py"],
-    "baselines/calibration": ["test_mutant_survivors.py", "test_baselines.py"],
+    "baselines/calibration": ["test_mutant_survivors.py", "test_baselines.py", "test_api.py"],
     "baselines/laplace": ["test_baselines.py"],
     "baselines/geometric": ["test_baselines.py"],
     "baselines/gaussian": ["test_baselines.py"],
@@ -86,6 +86,16 @@ TESTS = {
 # survivors that are the same program by construction: (module, the diff as ``key`` writes
 # it) -> why.  Keyed by the lines' text, not their numbers, so edits elsewhere keep them.
 EQUIVALENT = {
+    ("mechanism", ("-elif np.count_nonzero(out != 0) < supported * (out.size // alpha.size): | "
+                  "+elif np.count_nonzero(out != 0) <= supported * (out.size // alpha.size):")):
+        "the floor then also runs when no entry underflowed: max(out, smallest double) on "
+        "supported entries that are already positive and max(0, 0) outside the support change "
+        "nothing (the same bits, one more pass)",
+    ("composition", ("-every = n_rows.min() >= 2                   # usually every row: no copies | "
+                    "+every = n_rows.min() >= 3                   # usually every row: no copies")):
+        "a matrix whose smallest row has 2 categories then takes the indexed path, whose rows "
+        "are all rows (n_rows >= 2 everywhere): the same epsilon_and_delta on the same rows, "
+        "written into zeros at every index (the same numbers)",
     ("mechanism", ("-if np.count_nonzero(out) < np.count_nonzero(support) * (out.size // alpha.size): | "
                   "+if np.count_nonzero(out) < np.count_nonzero(support) * (out.size / alpha.size):")):
         "out has shape shape + alpha.shape, so out.size is a whole multiple of alpha.size and "
