@@ -17,6 +17,8 @@
 #                      into one CSV of scores per question (default FOLDER/scores.csv)
 #   ./run.sh pdf       the whole book as one PDF -> _build/pdf/dpmarkov-book.pdf (installs Debian's
 #                      chromium and poppler-utils), then checks it (tests/test_pdf.py)
+#   ./run.sh test-dispatch  nbval on every notebook again, numpy's SIMD dispatch cut to its
+#                      build's baseline (as a CPU without AVX2 or AVX-512 runs it)
 #   ./run.sh test-oldest   the unit tests on the lowest library versions pyproject.toml allows
 #   ./run.sh test-pythons [VERSION ...]  the unit tests and nbval on every notebook under
 #                      Python 3.12 and 3.13 (or the VERSIONs), each in its own .venv-VERSION
@@ -160,11 +162,9 @@ case "$cmd" in
   test)
     setup
     rm -rf _build
-    # Every notebook runs twice, in fresh kernels: once by nbval beside the unit tests, and once
-    # more by nbval with numpy's SIMD dispatch cut to the build's baseline
-    # (scripts/baseline_dispatch.py), as another CPU would run it, so an output that depends on
-    # the SIMD level fails here.  OpenBLAS's settings stay as the machine has them.  Meanwhile
-    # the book is built from the notebooks' stored outputs with execution off
+    # Every notebook runs once, in a fresh kernel, by nbval beside the unit tests (the second
+    # pass at numpy's baseline SIMD dispatch is ./run.sh test-dispatch, which .ci/run runs
+    # next).  OpenBLAS's settings stay as the machine has them.  Meanwhile the book is built from the notebooks' stored outputs with execution off
     # (scripts/stored_outputs_config.py), warnings as errors; the reader tests then inspect the
     # built pages.  One BLAS thread per process: two test workers and the build share 2 cores.
     export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
@@ -188,9 +188,6 @@ case "$cmd" in
     echo "== unit tests and nbval on every notebook =="
     "$PY" -m pytest "${nbval[@]}" "${notebooks[@]}" tests --ignore tests/test_reader.py \
       || status=$?
-    echo "== nbval on every notebook again, numpy at its baseline SIMD dispatch =="
-    NPY_DISABLE_CPU_FEATURES="$("$PY" scripts/baseline_dispatch.py)" \
-      "$PY" -m pytest "${nbval[@]}" -q "${notebooks[@]}" || status=$?
     wait "$build" || { status=1; tail -n 40 _build/book-build.log; echo "book build failed" >&2; }
     tail -n 3 _build/book-build.log
     echo "== reader tests on the built pages =="
@@ -247,6 +244,21 @@ case "$cmd" in
     # -rx: the count of code blocks that still scroll sideways is reported (tests/test_browser.py)
     DPMARKOV_TEST_INSTALL=1 "$PY" -m pytest tests/test_install.py tests/test_browser.py \
       tests/test_trip_spark.py -p no:cacheprovider -rx
+    ;;
+  test-dispatch)
+    setup
+    # nbval on every notebook with numpy's SIMD dispatch cut to the baseline of its build
+    # (scripts/baseline_dispatch.py), as a CPU without AVX2 or AVX-512 would run it: an output
+    # that depends on the SIMD level fails here.  OpenBLAS's settings stay as the machine has
+    # them.  Apart from ./run.sh test (which runs every notebook once) to keep that command
+    # within its 5 minutes; .ci/run runs both.
+    export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+    # shellcheck disable=SC2207
+    notebooks=($("$PY" scripts/notebook_order.py))
+    echo "== nbval on every notebook, numpy at its baseline SIMD dispatch =="
+    NPY_DISABLE_CPU_FEATURES="$("$PY" scripts/baseline_dispatch.py)" \
+      "$PY" -m pytest --nbval --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider \
+      -n 2 --dist loadfile -q "${notebooks[@]}"
     ;;
   test-oldest)
     setup
