@@ -323,16 +323,8 @@ def _log_series(a, b, x, log_x):
     running sum along each row, the same roundings in the same order as one term at a time.
     """
     with np.errstate(all="ignore"):
-        prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
-        # betaln(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b) loses to cancellation what
-        # its pieces carry (up to 100 times 16u |betaln| at large shapes against mpmath)
-        prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
-                                   + np.abs(np.log(a)) + np.abs(gammaln(a))
-                                   + np.abs(gammaln(b)) + np.abs(gammaln(a + b)))
+        prefix, prefix_error, worst, rest = _series_head(a, b, x, log_x)
         total = np.ones(a.shape)
-        r0 = (a + b) * x / (a + 1.0)
-        worst = np.maximum(r0, x)
-        rest = np.where(worst < 1.0, r0 / (1.0 - worst), np.inf)   # the bound after t_0
         # sum only where the remainder falls below 2^-60 within the budget of terms (huge
         # shapes near the mean would need millions): elsewhere t_0 and its bound stand
         needed = np.log(2.0 ** -60 * (1.0 - worst)) / np.log(worst)
@@ -350,6 +342,45 @@ def _log_series(a, b, x, log_x):
             live, term = live[~done], s_term[~done]
         error = prefix_error + np.log1p(rest / total) + 4.0 * (n + 1) * U
     return prefix + np.log(total), error
+
+
+def _series_head(a, b, x, log_x):
+    """The pieces of ``_log_series`` before its sum: (prefix, prefix_error, R_0, rest).
+
+    prefix = log(x^a (1 - x)^b / (a B(a, b))) and a bound on its rounding error (16u of each
+    logarithm, those of the three log-gammas of ``betaln`` included); r_0 = (a + b) x /
+    (a + 1) and R_0 = max(r_0, x); rest = r_0 / (1 - R_0), the bound on the terms after t_0
+    (infinite where R_0 >= 1).  Call inside ``np.errstate(all="ignore")``.
+    """
+    prefix = a * log_x + b * np.log1p(-x) - np.log(a) - betaln(a, b)
+    # betaln(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b) loses to cancellation what
+    # its pieces carry (up to 100 times 16u |betaln| at large shapes against mpmath)
+    prefix_error = 16.0 * U * (np.abs(a * log_x) + np.abs(b * np.log1p(-x))
+                               + np.abs(np.log(a)) + np.abs(gammaln(a))
+                               + np.abs(gammaln(b)) + np.abs(gammaln(a + b)))
+    r0 = (a + b) * x / (a + 1.0)
+    worst = np.maximum(r0, x)
+    rest = np.where(worst < 1.0, r0 / (1.0 - worst), np.inf)   # the bound after t_0
+    return prefix, prefix_error, worst, rest
+
+
+def log_betainc_upper(a, b, x):
+    """An upper bound on log I_x(a, b) from the first term of DLMF 8.17.8's series, cheaply.
+
+    I_x(a, b) = x^a (1 - x)^b / (a B(a, b)) F with F <= 1 + r_0 / (1 - R_0) where R_0 =
+    max(r_0, x) < 1 (``_log_series``: every term is positive and each ratio r_n is at most
+    R_0), so log I <= prefix + log1p(rest).  Returned with the prefix's rounding bound added,
+    8u |prefix| for the sums and 1 more, which covers the few roundings of rest and log1p
+    many times over: a bound, not an estimate.  +inf (no bound) where R_0 >= 1, where a + b
+    exceeds ``MAX_SHAPE`` or where a piece is not finite.  It costs the prefix alone (no
+    ``betainc``, no sum), for callers that only need to know that a tail is negligible
+    (``exit_probability.delta_union``).  1-d or broadcastable arrays, 0 < x < 1, a, b > 0.
+    """
+    a, b, x = np.broadcast_arrays(*(np.asarray(v, float) for v in (a, b, x)))
+    with np.errstate(all="ignore"):
+        prefix, prefix_error, _, rest = _series_head(a, b, x, np.log(x))
+        upper = prefix + prefix_error + np.log1p(rest) + 8.0 * U * np.abs(prefix) + 1.0
+    return np.where(np.isnan(upper) | (a + b > MAX_SHAPE), np.inf, upper)
 
 
 #: ``_log_series`` forms at most about this many terms at once (a block of rows x terms).

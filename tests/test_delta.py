@@ -229,3 +229,74 @@ def test_delta_is_never_below_its_high_precision_value():
     assert checked > 150
     assert dm.delta(100, 0.1, 100, 2, 1e-3) >= 1.43682794155477673e-17
     assert dm.delta(1000.0, 0.1, 20, 2, 1e-5) == tiny
+
+
+# ------------------------------------------------ the negligible tail (issue 38, row 4)
+def _mp_log_lower_tail(a, b, x):
+    """log I_x(a, b) in mpmath by DLMF 8.17.8 summed to 1e-45 relative (positive terms, no
+    cancellation; mpmath's betainc does not converge for a = 1e5, x = 0.3 at 50 digits)."""
+    import mpmath as mp
+    total, term, j = mp.mpf(1), mp.mpf(1), 0
+    while term > mp.mpf(10) ** -45 * total:
+        term *= (a + b + j) * x / (a + 1 + j)
+        total += term
+        j += 1
+    return (a * mp.log(x) + b * mp.log1p(-x) - mp.log(a) - mp.loggamma(a) - mp.loggamma(b)
+            + mp.loggamma(a + b) + mp.log(total))
+
+
+def test_log_betainc_upper_is_a_bound_within_its_remainder_of_the_tail():
+    # log_betainc_upper: the series' first term, its remainder's bound r_0/(1 - R_0), the
+    # prefix's rounding and 1 of slack.  Against 50-digit mpmath it must be at or above log I
+    # (dropping the remainder's log1p fails where R_0 is near 1/2, using log instead of log1p
+    # fails where it is small) and at most log I + 1 - log(1 - R_0) + 1e-9 above it (first
+    # term <= I, rest <= R_0/(1 - R_0)): an upper bound that is far above the tail (a
+    # constant, a sign error in a piece of the prefix) fails that.  No bound (+inf) where
+    # R_0 >= 1 or a + b > 2^53.
+    import mpmath as mp
+
+    from dpmarkov._numerics import MAX_SHAPE, log_betainc_upper
+    cases = [(a, b, x) for a in (0.3, 1.5, 20.0, 1e3, 1e5) for b in (0.7, 2.0, 150.0, 1e4, 1e6)
+             for x in (1e-8, 1e-3, 0.05, 0.3)]
+    checked = 0
+    for a, b, x in cases:
+        upper = float(log_betainc_upper(np.array([a]), np.array([b]), np.array([x]))[0])
+        worst = max((a + b) * x / (a + 1), x)
+        if worst >= 1:
+            assert upper == np.inf, (a, b, x)
+            continue
+        with mp.workdps(50):
+            true = _mp_log_lower_tail(mp.mpf(a), mp.mpf(b), mp.mpf(x))
+        assert upper >= true, (a, b, x, upper, true)
+        assert upper <= true + 1 - np.log1p(-worst) + 1e-9, (a, b, x, upper, true)
+        checked += 1
+    assert checked > 40
+    assert log_betainc_upper(np.array([2.0]), np.array([MAX_SHAPE]), np.array([1e-20]))[0] == np.inf
+
+
+def test_delta_leaves_out_only_a_negligible_tail_and_is_tight_there():
+    # delta_union leaves out the tail at the large count where a cheap bound puts it e^40
+    # below the other term (its error included).  (1) Where both tails matter (n = 2, eta = 0.24, gamma =
+    # 0.4) delta must still be their 50-digit sum,
+    # rounded outward (the large count's tail is 3% of the sum): skipping without the
+    # margin, or always, fails.  (2) Where it is skipped
+    # (k = 1e5, the large count's tail near e^-1.4e6), delta must be within 1e-11 relative of
+    # the 50-digit value: its budget there is BETAINC_REL = 1e-12 on the small tail plus shape
+    # roundings below 1e-13; counting the skipped tail's own size and error, as every tail was
+    # counted before, overstated it by 8.0e-9, and a wrongly kept series does too.
+    import mpmath as mp
+
+    from dpmarkov.verify import highprec as hpu
+    # (1b) k = 20, gamma = 0.2: the large count's tail is 6e-9 of the sum (e^-18.9), so a
+    # margin cut to e^-10 or e^-17 (leaving out 6e-9 > the 1e-10 allowed) fails as well.
+    for k, eta, N, n, g, rel in [(6.25, 0.24, 100, 2, 0.4, 1e-10),
+                                 (20.0, 0.2, 100, 2, 0.2, 1e-10),
+                                 (1e5, 2e-5, 10**6, 2, 1e-6, 1e-11),
+                                 (1e5, 2e-5, 10**6, 4, 1e-6, 1e-11)]:
+        ref = hpu.exit_probability_union(dm.worst_counts(eta, N, n), k, g)
+        got = dm.delta(k, eta, N, n, g)
+        assert ref <= got <= ref * (1 + mp.mpf(rel)), (k, eta, N, n, g, got, ref)
+    # (1)'s large-count tail is not negligible: the design really tests the sum of both
+    m = dm.min_count(0.24, 100)
+    share = betainc(6.25 * (100 - m) / 100, 6.25 * m / 100, 0.4)
+    assert share > 0.03 * betainc(6.25 * m / 100, 6.25 * (100 - m) / 100, 0.4)
