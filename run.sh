@@ -164,9 +164,9 @@ case "$cmd" in
     rm -rf _build
     # Every notebook runs once, in a fresh kernel, by nbval beside the unit tests (the second
     # pass at numpy's baseline SIMD dispatch is ./run.sh test-dispatch, which .ci/run runs
-    # next).  OpenBLAS's settings stay as the machine has them.  Meanwhile the book is built from the notebooks' stored outputs with execution off
-    # (scripts/stored_outputs_config.py), warnings as errors; the reader tests then inspect the
-    # built pages.  One BLAS thread per process: two test workers and the build share 2 cores.
+    # next).  OpenBLAS's settings stay as the machine has them.  Meanwhile the book is built
+    # from the notebooks' stored outputs with execution off (scripts/stored_outputs_config.py),
+    # warnings as errors; the reader tests then inspect the built pages.  One BLAS thread per process: two test workers and the build share 2 cores.
     export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
     # the grading sandbox (tests/test_grading_forgery.py) needs bubblewrap
     if [ "$(uname -s)" = Linux ]; then need_debian_packages bwrap:bubblewrap; fi

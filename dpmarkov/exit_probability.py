@@ -474,12 +474,13 @@ def delta_union(k, eta, N, n, gamma, m=None):
     One broadcast evaluation, in logarithms: (n-1) Beta tails at the minimum count m plus
     the one at N - (n-1) m (``log_betainc``, exact in relative terms also where a tail is
     far below the smallest double), capped at 1, rounded outward (``outward_probability``,
-    which also covers the last subnormal spacing) by the tails' error bounds, the effect of the rounding of their shapes k c/N and
-    k (1 - c/N) (``betainc_shape_error``, a bound on the change of the logarithm; 1 - c/N
-    loses c/(N - c) ulps) and the sum's rounding: never below eq. (7)'s union bound (tests: 60-digit mpmath, n = 2 to 5).
-    The tail at the large count is left out, its share counted in the error bound, where
-    ``log_betainc_upper`` shows it below e^-40 of the sum (most rows of a chain with
-    many transitions; tests/test_delta.py).
+    which also covers the last subnormal spacing) by the tails' error bounds, the effect of
+    the rounding of their shapes k c/N and k (1 - c/N) (``betainc_shape_error``, a bound on
+    the change of the logarithm; 1 - c/N loses c/(N - c) ulps) and the sum's rounding: never
+    below eq. (7)'s union bound (tests: 60-digit mpmath, n = 2 to 5).  The tail at the large
+    count is left out, its share counted in the error bound, where ``log_betainc_upper``
+    shows it below e^-40 of the sum (most rows of a chain with many transitions;
+    tests/test_delta.py).
     ``m``: ``min_count(eta, N)`` when the caller has it already.
     """
     if m is None:

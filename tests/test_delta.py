@@ -247,9 +247,10 @@ def _mp_log_lower_tail(a, b, x):
 
 def test_log_betainc_upper_is_a_bound_within_its_remainder_of_the_tail():
     # log_betainc_upper: the series' first term, its remainder's bound r_0/(1 - R_0), the
-    # prefix's rounding and 1 of slack.  Against 50-digit mpmath it must be at or above log I
-    # (dropping the remainder's log1p fails where R_0 is near 1/2, using log instead of log1p
-    # fails where it is small) and at most log I + 1 - log(1 - R_0) + 1e-9 above it (first
+    # prefix's rounding and 1 of slack.  Against the whole series summed in 50-digit mpmath
+    # (itself checked against mpmath's betainc where that converges) it must be at or above
+    # log I (dropping the remainder's log1p fails where R_0 is near 1/2, using log instead of
+    # log1p fails where it is small) and at most log I + 1 - log(1 - R_0) + 1e-9 above it (first
     # term <= I, rest <= R_0/(1 - R_0)): an upper bound that is far above the tail (a
     # constant, a sign error in a piece of the prefix) fails that.  No bound (+inf) where
     # R_0 >= 1 or a + b > 2^53.
@@ -271,24 +272,28 @@ def test_log_betainc_upper_is_a_bound_within_its_remainder_of_the_tail():
         assert upper <= true + 1 - np.log1p(-worst) + 1e-9, (a, b, x, upper, true)
         checked += 1
     assert checked > 40
-    assert log_betainc_upper(np.array([2.0]), np.array([MAX_SHAPE]), np.array([1e-20]))[0] == np.inf
+    with mp.workdps(50):
+        for a, b, x in [(1.5, 150.0, 1e-3), (20.0, 2.0, 0.3), (0.3, 1e4, 1e-8)]:
+            direct = mp.log(mp.betainc(a, b, 0, x, regularized=True))
+            assert abs(_mp_log_lower_tail(mp.mpf(a), mp.mpf(b), mp.mpf(x)) - direct) < 1e-40
+    huge = log_betainc_upper(np.array([2.0]), np.array([MAX_SHAPE]), np.array([1e-20]))
+    assert huge[0] == np.inf
 
 
 def test_delta_leaves_out_only_a_negligible_tail_and_is_tight_there():
     # delta_union leaves out the tail at the large count where a cheap bound puts it e^40
-    # below the other term (its error included).  (1) Where both tails matter (n = 2, eta = 0.24, gamma =
-    # 0.4) delta must still be their 50-digit sum,
-    # rounded outward (the large count's tail is 3% of the sum): skipping without the
-    # margin, or always, fails.  (2) Where it is skipped
-    # (k = 1e5, the large count's tail near e^-1.4e6), delta must be within 1e-11 relative of
-    # the 50-digit value: its budget there is BETAINC_REL = 1e-12 on the small tail plus shape
-    # roundings below 1e-13; counting the skipped tail's own size and error, as every tail was
-    # counted before, overstated it by 8.0e-9, and a wrongly kept series does too.
+    # below the other term (its error included).  (1) Where both tails matter (n = 2, eta =
+    # 0.24, gamma = 0.4: the large count's tail is 3% of the sum) delta must still be their
+    # 50-digit sum, rounded outward: leaving it out always, or without the margin, fails.
+    # (1b) k = 20, gamma = 0.2: that tail is 6e-9 of the sum (e^-18.9), so a margin cut to
+    # e^-10 or e^-17 (leaving out 6e-9 > the 1e-10 allowed) fails as well.  (2) Where it is
+    # left out (k = 1e5, the tail near e^-1.4e6), delta must be within 1e-11 relative of the
+    # 50-digit value: its budget there is BETAINC_REL = 1e-12 on the small tail plus shape
+    # roundings below 1e-13; counting the left-out tail's own size and error, as every tail
+    # was counted before, overstated it by 8.0e-9, and computing it does too.
     import mpmath as mp
 
     from dpmarkov.verify import highprec as hpu
-    # (1b) k = 20, gamma = 0.2: the large count's tail is 6e-9 of the sum (e^-18.9), so a
-    # margin cut to e^-10 or e^-17 (leaving out 6e-9 > the 1e-10 allowed) fails as well.
     for k, eta, N, n, g, rel in [(6.25, 0.24, 100, 2, 0.4, 1e-10),
                                  (20.0, 0.2, 100, 2, 0.2, 1e-10),
                                  (1e5, 2e-5, 10**6, 2, 1e-6, 1e-11),
