@@ -232,31 +232,19 @@ def test_delta_is_never_below_its_high_precision_value():
 
 
 # ------------------------------------------------ the negligible tail (issue 38, row 4)
-def _mp_log_lower_tail(a, b, x):
-    """log I_x(a, b) in mpmath by DLMF 8.17.8 summed to 1e-45 relative (positive terms, no
-    cancellation; mpmath's betainc does not converge for a = 1e5, x = 0.3 at 50 digits)."""
-    import mpmath as mp
-    total, term, j = mp.mpf(1), mp.mpf(1), 0
-    while term > mp.mpf(10) ** -45 * total:
-        term *= (a + b + j) * x / (a + 1 + j)
-        total += term
-        j += 1
-    return (a * mp.log(x) + b * mp.log1p(-x) - mp.log(a) - mp.loggamma(a) - mp.loggamma(b)
-            + mp.loggamma(a + b) + mp.log(total))
-
-
 def test_log_betainc_upper_is_a_bound_within_its_remainder_of_the_tail():
     # log_betainc_upper: the series' first term, its remainder's bound r_0/(1 - R_0), the
     # prefix's rounding and 1 of slack.  Against the whole series summed in 50-digit mpmath
-    # (itself checked against mpmath's betainc where that converges) it must be at or above
-    # log I (dropping the remainder's log1p fails where R_0 is near 1/2, using log instead of
-    # log1p fails where it is small) and at most log I + 1 - log(1 - R_0) + 1e-9 above it (first
-    # term <= I, rest <= R_0/(1 - R_0)): an upper bound that is far above the tail (a
-    # constant, a sign error in a piece of the prefix) fails that.  No bound (+inf) where
-    # R_0 >= 1 or a + b > 2^53.
+    # (``highprec.log_lower_tail``, itself checked against mpmath's betainc where that
+    # converges) it must be at or above log I (dropping the remainder's log1p fails where R_0
+    # is near 1/2, using log instead of log1p fails where it is small) and at most
+    # log I + 1 - log(1 - R_0) + 1e-9 above it (first term <= I, rest <= R_0/(1 - R_0)): an
+    # upper bound that is far above the tail (a constant, a sign error in a piece of the
+    # prefix) fails that.  No bound (+inf) where R_0 >= 1 or a + b > 2^53.
     import mpmath as mp
 
     from dpmarkov._numerics import MAX_SHAPE, log_betainc_upper
+    from dpmarkov.verify import highprec as hpu
     cases = [(a, b, x) for a in (0.3, 1.5, 20.0, 1e3, 1e5) for b in (0.7, 2.0, 150.0, 1e4, 1e6)
              for x in (1e-8, 1e-3, 0.05, 0.3)]
     checked = 0
@@ -266,8 +254,7 @@ def test_log_betainc_upper_is_a_bound_within_its_remainder_of_the_tail():
         if worst >= 1:
             assert upper == np.inf, (a, b, x)
             continue
-        with mp.workdps(50):
-            true = _mp_log_lower_tail(mp.mpf(a), mp.mpf(b), mp.mpf(x))
+        true = hpu.log_lower_tail(a, b, x, dps=50)
         assert upper >= true, (a, b, x, upper, true)
         assert upper <= true + 1 - np.log1p(-worst) + 1e-9, (a, b, x, upper, true)
         checked += 1
@@ -275,7 +262,7 @@ def test_log_betainc_upper_is_a_bound_within_its_remainder_of_the_tail():
     with mp.workdps(50):
         for a, b, x in [(1.5, 150.0, 1e-3), (20.0, 2.0, 0.3), (0.3, 1e4, 1e-8)]:
             direct = mp.log(mp.betainc(a, b, 0, x, regularized=True))
-            assert abs(_mp_log_lower_tail(mp.mpf(a), mp.mpf(b), mp.mpf(x)) - direct) < 1e-40
+            assert abs(hpu.log_lower_tail(a, b, x, dps=50) - direct) < 1e-40
     huge = log_betainc_upper(np.array([2.0]), np.array([MAX_SHAPE]), np.array([1e-20]))
     assert huge[0] == np.inf
 

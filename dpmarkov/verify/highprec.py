@@ -30,6 +30,26 @@ def exit_probability_union(counts, k, gamma):
                         for c in counts)
 
 
+def log_lower_tail(a, b, x, dps=DPS):
+    """log I_x(a, b), the lower tail of Beta(a, b) at 0 < x < 1, by DLMF 8.17.8 at dps digits.
+
+    I_x(a, b) = x^a (1 - x)^b / (a B(a, b)) sum_n t_n, t_0 = 1, t_(n+1) = t_n (a + b + n) x /
+    (a + 1 + n): every term is positive, so nothing cancels, also where mpmath's own betainc
+    does not converge (a = 1e5, b = 1e4, x = 0.3 at 50 digits) or where the tail is far below
+    the smallest double.  Summed until a term falls below 10^-dps of the sum (the ratios tend
+    to x < 1).  ``a``, ``b``, ``x``: floats (taken exactly) or mpf.
+    """
+    with mp.workdps(dps):
+        a, b, x = mp.mpf(a), mp.mpf(b), mp.mpf(x)
+        total, term, j = mp.mpf(1), mp.mpf(1), 0
+        while term > mp.mpf(10) ** -dps * total:
+            term *= (a + b + j) * x / (a + 1 + j)
+            total += term
+            j += 1
+        return +(a * mp.log(x) + b * mp.log1p(-x) - mp.log(a) - mp.loggamma(a)
+                 - mp.loggamma(b) + mp.loggamma(a + b) + mp.log(total))
+
+
 def expected_kl(C, k):
     """eq. (8) of Theorem 2 with mpmath's digamma."""
     with mp.workdps(DPS):
