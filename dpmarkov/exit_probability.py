@@ -486,14 +486,18 @@ def delta_union(k, eta, N, n, gamma, m=None):
     if m is None:
         m = _checks.min_count(eta, N)
     k, N, n, gamma, m = np.broadcast_arrays(k, N, n, gamma, m)
-    big = N - (n - 1) * m
+
+    def shapes(c):
+        """The tail's shapes at count c and the bound on the effect of their rounding."""
+        a, b = k * (c / N), k * (1 - c / N)
+        return a, b, betainc_shape_error(a, b, gamma, 3.0 * U, (3.0 + c / (N - c)) * U)
+
     with np.errstate(all="ignore"):
-        a, b = k * (m / N), k * (1 - m / N)
+        a, b, shape_small = shapes(m)
         small, err_small = log_betainc(a, b, gamma, error=True)
-        err_small += betainc_shape_error(a, b, gamma, 3.0 * U, (3.0 + m / (N - m)) * U)
+        err_small += shape_small
         head = np.log(n - 1.0) + small
-        a, b = k * (big / N), k * (1 - big / N)
-        shape_large = betainc_shape_error(a, b, gamma, 3.0 * U, (3.0 + big / (N - big)) * U)
+        a, b, shape_large = shapes(N - (n - 1) * m)
         # The tail at the large count (never above the other: a larger first shape, a
         # smaller second) is left out where a cheap bound on it (the series' first term,
         # ``log_betainc_upper``) is e^40 below the other term even after that term's error:
