@@ -29,6 +29,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 VENV=.venv
 PY="$VENV/bin/python"
+# nbval's options, the same for every pass over the notebooks (test, test-dispatch,
+# test-pythons): outputs compared after tests/sanitize.cfg, two workers, a notebook per worker
+NBVAL=(--nbval --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider -n 2 --dist loadfile)
 
 sha256() {  # the SHA-256 of stdin, in hex: GNU's sha256sum, or macOS's shasum
   if command -v sha256sum >/dev/null; then sha256sum; else shasum -a 256; fi | cut -d' ' -f1
@@ -184,9 +187,8 @@ case "$cmd" in
     # without a space)
     # shellcheck disable=SC2207
     notebooks=($("$PY" scripts/notebook_order.py))
-    nbval=(--nbval --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider -n 2 --dist loadfile)
     echo "== unit tests and nbval on every notebook =="
-    "$PY" -m pytest "${nbval[@]}" "${notebooks[@]}" tests --ignore tests/test_reader.py \
+    "$PY" -m pytest "${NBVAL[@]}" "${notebooks[@]}" tests --ignore tests/test_reader.py \
       || status=$?
     wait "$build" || { status=1; tail -n 40 _build/book-build.log; echo "book build failed" >&2; }
     tail -n 3 _build/book-build.log
@@ -257,8 +259,7 @@ case "$cmd" in
     notebooks=($("$PY" scripts/notebook_order.py))
     echo "== nbval on every notebook, numpy at its baseline SIMD dispatch =="
     NPY_DISABLE_CPU_FEATURES="$("$PY" scripts/baseline_dispatch.py)" \
-      "$PY" -m pytest --nbval --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider \
-      -n 2 --dist loadfile -q "${notebooks[@]}"
+      "$PY" -m pytest "${NBVAL[@]}" -q "${notebooks[@]}"
     ;;
   test-oldest)
     setup
@@ -291,8 +292,7 @@ case "$cmd" in
       echo "== Python $version: unit tests and nbval on every notebook =="
       # shellcheck disable=SC2207
       notebooks=($("$py" scripts/notebook_order.py))
-      "$py" -m pytest --nbval --nbval-sanitize-with tests/sanitize.cfg -p no:cacheprovider \
-        -n 2 --dist loadfile -q "${notebooks[@]}" tests --ignore tests/test_reader.py \
+      "$py" -m pytest "${NBVAL[@]}" -q "${notebooks[@]}" tests --ignore tests/test_reader.py \
         || status=$?
     done
     exit "$status"

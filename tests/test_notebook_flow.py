@@ -46,12 +46,16 @@ def test_stored_outputs_config_differs_only_in_execution(tmp_path):
     assert original["execute"]["stderr_output"] == "warn"
     run_sh = (ROOT / "run.sh").read_text()
     test_cmd = run_sh[run_sh.index("  test)"):run_sh.index(";;", run_sh.index("  test)"))]
-    assert "--nbval" in test_cmd and "notebook_order.py" in test_cmd
+    # every pass over the notebooks runs nbval with the one set of options, NBVAL
+    options = next(line for line in run_sh.splitlines() if line.startswith("NBVAL=("))
+    assert "--nbval " in options and "--nbval-sanitize-with tests/sanitize.cfg" in options
+    assert "--dist loadfile" in options
+    assert '"${NBVAL[@]}"' in test_cmd and "notebook_order.py" in test_cmd
     # the second nbval pass at numpy's baseline dispatch (./run.sh test-dispatch, which .ci/run
     # runs right after ./run.sh test); OpenBLAS left as the machine has it
     start = run_sh.index("  test-dispatch)")
     dispatch_cmd = run_sh[start:run_sh.index(";;", start)]
-    assert "--nbval" in dispatch_cmd and "notebook_order.py" in dispatch_cmd
+    assert '"${NBVAL[@]}"' in dispatch_cmd and "notebook_order.py" in dispatch_cmd
     assert "NPY_DISABLE_CPU_FEATURES" in dispatch_cmd and "baseline_dispatch.py" in dispatch_cmd
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert ci.index("./run.sh test-dispatch") == ci.index("./run.sh test") + 1
