@@ -213,8 +213,9 @@ def test_delta_is_never_below_its_high_precision_value():
     # eq. (7)'s union bound at the worst vector in 60-digit mpmath (its incomplete Beta) is the
     # number delta must never fall below; before the outward rounding 5 of 12 designs of the
     # held-out audit were below it (by up to 3e-14 relative), and 1000, 0.1, 20, 2, 1e-5
-    # (true value 5.7e-361) returned 0.  Tight: at most 1e-10 above (the budget is 1e-12 plus
-    # the shapes' rounding), or the smallest double where the true value underflows.
+    # (true value 5.7e-361) returned 0.  Tight: at most 1e-10 above (betainc_budget is 1e-12
+    # plus 5.7e-14 |log I|, below 5e-11 here, plus the shapes' rounding), or the smallest
+    # double where the true value underflows.
     import mpmath as mp
 
     from dpmarkov.verify import highprec as hpu
@@ -274,17 +275,18 @@ def test_delta_leaves_out_only_a_negligible_tail_and_is_tight_there():
     # 50-digit sum, rounded outward: leaving it out always, or without the margin, fails.
     # (1b) k = 20, gamma = 0.2: that tail is 6e-9 of the sum (e^-18.9), so a margin cut to
     # e^-10 or e^-17 (leaving out 6e-9 > the 1e-10 allowed) fails as well.  (2) Where it is
-    # left out (k = 1e5, the tail near e^-1.4e6), delta must be within 1e-11 relative of the
-    # 50-digit value: its budget there is BETAINC_REL = 1e-12 on the small tail plus shape
-    # roundings below 1e-13; counting the left-out tail's own size and error, as every tail
-    # was counted before, overstated it by 8.0e-9, and computing it does too.
+    # left out (k = 1e5, the tail near e^-1.4e6), delta must be within 2e-10 relative of the
+    # 50-digit value: its budget there is betainc_budget's on the small tail (the shapes 2 and
+    # 99998 are whole: 1e-12 + 8u 1e5 = 9.0e-11) plus shape roundings below 1e-13; counting
+    # the left-out tail's own size and error, as every tail was counted before, overstated it
+    # by 8.0e-9, and computing it does too.
     import mpmath as mp
 
     from dpmarkov.verify import highprec as hpu
     for k, eta, N, n, g, rel in [(6.25, 0.24, 100, 2, 0.4, 1e-10),
                                  (20.0, 0.2, 100, 2, 0.2, 1e-10),
-                                 (1e5, 2e-5, 10**6, 2, 1e-6, 1e-11),
-                                 (1e5, 2e-5, 10**6, 4, 1e-6, 1e-11)]:
+                                 (1e5, 2e-5, 10**6, 2, 1e-6, 2e-10),
+                                 (1e5, 2e-5, 10**6, 4, 1e-6, 2e-10)]:
         ref = hpu.exit_probability_union(dm.worst_counts(eta, N, n), k, g)
         got = dm.delta(k, eta, N, n, g)
         assert ref <= got <= ref * (1 + mp.mpf(rel)), (k, eta, N, n, g, got, ref)
@@ -292,3 +294,83 @@ def test_delta_leaves_out_only_a_negligible_tail_and_is_tight_there():
     m = dm.min_count(0.24, 100)
     share = betainc(6.25 * (100 - m) / 100, 6.25 * m / 100, 0.4)
     assert share > 0.03 * betainc(6.25 * m / 100, 6.25 * (100 - m) / 100, 0.4)
+
+
+# ------------------------------------------------ scipy's incomplete Beta and its budget
+#: Where scipy.special.betainc (scipy 1.17, Boost's ibeta) was measured furthest from the
+#: 40-digit value: whole shapes (Boost's binomial sum in powers of 1 - x, rounded once), a
+#: design of delta at k = 1e7 (a = 10, b = 9999990, 2.7e-12) and the deepest generic error
+#: found (1.1e-12), each above the budget of 1e-12 that log_betainc had allowed.
+_BETAINC_WORST = [(23.0, 983412000.0, 2.381e-08), (10.0, 482160000.0, 2.083e-08),
+                  (10.0, 9999990.0, 2e-6),
+                  (3081.9886637819727, 2983.8293444024434, 0.3838420191251433)]
+
+
+def test_lower_tail_reference_agrees_with_mpmath_and_an_exact_binomial_sum():
+    # highprec.lower_tail (DLMF 8.17.8, or 1 - the other tail above the mean) against
+    # mpmath's hypergeometric betainc where that converges, on both branches and in a deep
+    # tail (1e-56, where the complement's 20 guard digits would not suffice and the direct
+    # series must be used: taking the complement there gave 3.4e-56 for 6.4e-56); and, for
+    # whole shapes, against the exact finite sum I_x(a, b) = P(Binomial(a + b - 1, x) >= a).
+    # A wrong branch choice or a lost guard digit fails the 1e-35 agreement.
+    import mpmath as mp
+
+    from dpmarkov.verify import highprec as hpu
+    with mp.workdps(40):
+        for a, b, x in [(1.5, 150.0, 1e-3), (20.0, 2.0, 0.3), (2.0, 3.0, 0.9), (50.0, 50.0, 0.5),
+                        (1e3, 10.0, 0.999), (1000.0, 0.001, 0.5), (1.56e5, 26.44, 0.9987)]:
+            direct = mp.betainc(a, b, 0, x, regularized=True)
+            assert abs(hpu.lower_tail(a, b, x, dps=40) / direct - 1) < 1e-35, (a, b, x)
+        for a, b, x in _BETAINC_WORST[:2]:
+            n, y = int(a + b - 1), mp.mpf(x)
+            exact = 1 - mp.fsum(mp.binomial(n, j) * y ** j * (1 - y) ** (n - j)
+                                for j in range(int(a)))
+            assert abs(hpu.lower_tail(a, b, x, dps=40) / exact - 1) < 1e-35, (a, b, x)
+        # where mpmath's own betainc gives up (a design of delta at k = 1e7, N = 1e9)
+        with pytest.raises(mp.libmp.NoConvergence):
+            mp.betainc(1e4, 1e7 - 1e4, 0, 1e-3, regularized=True)
+        assert 0 < hpu.lower_tail(1e4, 1e7 - 1e4, 1e-3, dps=40) < 1
+
+
+def test_betainc_budget_covers_scipys_measured_errors():
+    # log_betainc trusts scipy's betainc above 1e-200 within betainc_budget.  At each of the
+    # measured worst cases scipy's error must be within the budget, and above the old one
+    # (1e-12 + 4u |log I|), which therefore fails this test; where the shapes are not whole,
+    # the budget must stay below 1e-10 for |log I| <= 200 (a budget that covers the whole
+    # shapes by being huge everywhere fails that).
+    import mpmath as mp
+
+    from dpmarkov._numerics import BETAINC_REL, U, betainc_budget
+    from dpmarkov.verify import highprec as hpu
+    for a, b, x in _BETAINC_WORST:
+        got = betainc(a, b, x)
+        error = abs(float(mp.log(got) - mp.log(hpu.lower_tail(a, b, x, dps=40))))
+        budget = float(betainc_budget(a, b, np.log(got)))
+        assert error <= budget, (a, b, x, error, budget)
+        assert error > BETAINC_REL + 4 * U * abs(np.log(got)), (a, b, x, error)
+    generic = betainc_budget(np.array([3081.5, 10.5, 0.7]), np.array([2984.5, 9999990.5, 1e9]),
+                             np.array([-200.0, -0.005, -30.0]))
+    assert (generic < 1e-10).all()
+    # whole shapes: 8u (a + b) more, 4.3e-7 at the second worst case (2.1e-8 measured)
+    assert float(betainc_budget(10.0, 482160000.0, 0.0)) == pytest.approx(
+        BETAINC_REL + 8 * U * 482160010.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("k, eta, N, n, g", [
+    (1e7, 1e-6, 10**9, 2, 2e-6),        # scipy 2.7e-12 low at a = 10: delta was 1.6e-12 low
+    (1e7, 1e-5, 10**9, 3, 1e-6),
+    (1e6, 0.05, 10**9, 2, 0.04),        # mpmath's betainc does not converge
+    (1e7, 0.2, 10**9, 3, 0.19)])
+def test_delta_is_never_below_its_high_precision_value_at_large_k(k, eta, N, n, g):
+    # The designs of k = 1e6 and 1e7, N = 1e9, which mpmath's betainc could not check (the
+    # reference now sums the series itself).  The first had delta 1.6e-12 below eq. (7)'s
+    # union bound before the budget covered whole shapes.  Tight: within the budget (the
+    # whole-shape term there is 8u 1e7 = 8.9e-9) plus 1e-10.
+    import mpmath as mp
+
+    from dpmarkov.verify import highprec as hpu
+    ref = min(hpu.exit_probability_union(dm.worst_counts(eta, N, n), k, g), mp.mpf(1))
+    got = dm.delta(k, eta, N, n, g)
+    tiny = float(np.finfo(float).smallest_subnormal)
+    assert got >= ref, (got, ref)
+    assert got <= max(ref * (1 + mp.mpf(1e-8)), tiny), (got, ref)
