@@ -334,10 +334,12 @@ def test_lower_tail_reference_agrees_with_mpmath_and_an_exact_binomial_sum():
 
 def test_betainc_budget_covers_scipys_measured_errors():
     # log_betainc trusts scipy's betainc above 1e-200 within betainc_budget.  At each of the
-    # measured worst cases scipy's error must be within the budget, and above the old one
-    # (1e-12 + 4u |log I|), which therefore fails this test; where the shapes are not whole,
-    # the budget must stay below 1e-10 for |log I| <= 200 (a budget that covers the whole
-    # shapes by being huge everywhere fails that).
+    # measured worst cases scipy's error must be within the budget; at the three with whole
+    # shapes above the old one (1e-12 + 4u |log I|), which therefore fails this test, and at
+    # the generic one above 1e-12 (1.14e-12 under scipy 1.17 and 1.18: a budget without a
+    # term in |log I| fails).  Where the shapes are not whole the budget must stay below
+    # 1e-10 for |log I| <= 200 (a budget that covers whole shapes by being huge everywhere
+    # fails that).
     import mpmath as mp
 
     from dpmarkov._numerics import BETAINC_REL, U, betainc_budget
@@ -347,7 +349,8 @@ def test_betainc_budget_covers_scipys_measured_errors():
         error = abs(float(mp.log(got) - mp.log(hpu.lower_tail(a, b, x, dps=40))))
         budget = float(betainc_budget(a, b, np.log(got)))
         assert error <= budget, (a, b, x, error, budget)
-        assert error > BETAINC_REL + 4 * U * abs(np.log(got)), (a, b, x, error)
+        old = BETAINC_REL + 4 * U * abs(np.log(got)) if a == int(a) else BETAINC_REL
+        assert error > old, (a, b, x, error)
     generic = betainc_budget(np.array([3081.5, 10.5, 0.7]), np.array([2984.5, 9999990.5, 1e9]),
                              np.array([-200.0, -0.005, -30.0]))
     assert (generic < 1e-10).all()
