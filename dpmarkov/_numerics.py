@@ -255,14 +255,14 @@ def outward(value, error):
 #: least ``BETAINC_TRUSTED``: it has no proven bound, so the budget is measured (against the
 #: series of ``verify.highprec.lower_tail`` and mpmath's betainc): ``BETAINC_REL`` plus
 #: ``BETAINC_LOG_REL`` per unit of |log I| (the errors grow with the depth of the tail: 1.1e-12
-#: at a = 3082, b = 2984, I = 6e-86, where BETAINC_REL alone had been the budget), plus, where
-#: Boost takes its binomial path (whole shapes), the effect of its rounding of 1 - x
-#: (``betainc_budget``).
+#: at a = 3082, b = 2984, I = 6e-86, above the old budget 1e-12 + 4u |log I| = 1.09e-12),
+#: plus, where Boost takes its binomial path (whole shapes), the effect of its rounding of
+#: 1 - x (``betainc_budget``).
 BETAINC_REL = 1e-12
-#: The part of the budget per unit of |log I|: 512 u, seven times the largest error per unit
-#: measured (72 u at a = 27152, b = 4.5e11, I = 4e-36, the worst of 5,048 random cases with
-#: a from 0.3 to 3e4 and b from 1 to 1e12, at 0.115 of the whole budget; 0.035 over 8,095
-#: cases with whole shapes: ``scripts/betainc_scan.py``).
+#: The part of the budget per unit of |log I|: 512 u, with which every error measured is at
+#: most 0.115 of the whole budget (5,048 random cases, a from 0.3 to 3e4 and b from 1 to 1e12)
+#: and 0.035 (8,095 cases with whole shapes; both ``scripts/betainc_scan.py``), and the
+#: deepest one found, 1.1e-12 at |log I| = 196 (tests/test_delta.py), 0.09.
 BETAINC_LOG_REL = 512.0 * 2.0 ** -53
 #: Below this value ``betainc`` is not used: for large shapes it loses digits from about
 #: 1e-250 on and returns 0 for tails near 1e-270 that are far above the smallest double
@@ -439,8 +439,8 @@ def betainc_budget(a, b, log_value):
     budget = BETAINC_REL + (BETAINC_LOG_REL + 4.0 * U) * np.abs(log_value)
     binomial = np.floor(a) == a                     # usually nowhere: one test decides
     if np.any(binomial):
-        binomial &= ((np.floor(b) == b) & (np.minimum(a, b) < 40.0)
-                     & (np.maximum(a, b) < 2.0 ** 31))
+        binomial = (binomial & (np.floor(b) == b) & (np.minimum(a, b) < 40.0)
+                    & (np.maximum(a, b) < 2.0 ** 31))
         budget = budget + np.where(binomial, 8.0 * U * (a + b), 0.0)
     return budget
 

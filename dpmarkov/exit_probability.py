@@ -368,7 +368,7 @@ def _exit_args(counts, k, gamma):
 
 @_checks.public
 def exit_probability_bounds(counts, k, gamma):
-    """A certified bracket (lower, upper) on P(Dir(k C) not in Omega_1), any n.
+    """A bracket (lower, upper) on P(Dir(k C) not in Omega_1), any n, valid in real arithmetic.
 
     Inclusion-exclusion over {X_i < gamma} with S_r the sum of the r-fold terms:
     n = 2, 3, 4 give the exact value (lower = upper: all n events never occur together
@@ -377,8 +377,9 @@ def exit_probability_bounds(counts, k, gamma):
     bound and by max_i P(X_i < gamma) <= P <= min(S1, 1); identical counts are grouped,
     so the worst count vector of eq. (7) costs a few terms at any n.  The width of the
     bracket is at most S3 (about S1^3 / 6 for nearly independent coordinates).
-    Terms are nested log-space quadratures (about 1e-12 relative; book: delta chapter).
-    Book: "delta".
+    Terms are nested log-space quadratures and SciPy's incomplete Beta function (about 1e-12
+    relative, but up to 2e-8 for whole shapes with the smaller below 40 and a sum near 1e9:
+    ``_numerics.betainc_budget``); the bracket is not rounded outward.  Book: "delta".
 
     Parameters
     ----------
@@ -422,8 +423,9 @@ def exit_probability_exact(counts, k, gamma):
 
     Exact for n <= 4 (inclusion-exclusion with nested log-space quadrature, right for
     every k, checked against mpmath in the delta chapter and the tests); for n >= 5 the
-    upper end of the certified bracket of ``exit_probability_bounds``, so never below
-    the true value.  Always in [max_i P(X_i < gamma), min(1, Boole's bound)].
+    upper end of the bracket of ``exit_probability_bounds``, so never below the true value
+    up to the floating-point error of its terms (not rounded outward).  Always in
+    [max_i P(X_i < gamma), min(1, Boole's bound)].
     ``counts`` is one count vector, ``k`` and ``gamma`` scalars.  Book: "delta".
 
     Parameters
@@ -535,7 +537,7 @@ def delta(k, eta, N, n, gamma, *, method="union"):
     not weakened, and rounded outward by a bound on its own floating-point error, down to
     the smallest double (tails below 1e-200 are summed in logs, a subnormal value is
     raised by the spacings its roundings can lose): the value to release or calibrate with.  ``method="exact"`` computes it by
-    ``exit_probability_exact`` (for n >= 5 the upper end of a certified bracket), to
+    ``exit_probability_exact`` (for n >= 5 the upper end of a Bonferroni bracket), to
     measure how loose Boole's bound is; its quadrature carries no proven error bound,
     so it is not rounded outward and is not meant for a release.  The worst vector has
     two distinct counts, so any n costs the same.  Broadcasts over all arguments.

@@ -296,9 +296,9 @@ def privacy_profile(epsilon, k, N, n, min_count):
     scan, by a branch and bound on the same monotonicity (a few dozen Beta-tail
     evaluations at any N up to 2**53).  Rounded outward, never below the real value: each
     pair's divergence carries a bound on its own floating-point error (the Beta tails'
-    budget ``_numerics.betainc_budget``, or the series in logs below 1e-200, and every rounding after
-    them; ``pair_profile``), as ``epsilon`` does, down to the smallest double (a subnormal
-    value is raised by the spacings its roundings can lose).  Where the Beta shapes
+    budget ``_numerics.betainc_budget``, or the series in logs below 1e-200, and every
+    rounding after them; ``pair_profile``), as ``epsilon`` does, down to the smallest double
+    (a subnormal value is raised by the spacings its roundings can lose).  Where the Beta shapes
     k (c_i + c_j)/N exceed 2^53 (``_numerics.MAX_SHAPE``) no tail is certified in double
     precision and the profile is the trivial bound 1.  ``epsilon`` (>= 0) and ``k`` broadcast
     together; ``N``, ``n``, ``min_count`` are scalars.  Book: "The tight privacy profile".

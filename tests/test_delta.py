@@ -312,7 +312,8 @@ def test_lower_tail_reference_agrees_with_mpmath_and_an_exact_binomial_sum():
     # tail (1e-56, where the complement's 20 guard digits would not suffice and the direct
     # series must be used: taking the complement there gave 3.4e-56 for 6.4e-56); and, for
     # whole shapes, against the exact finite sum I_x(a, b) = P(Binomial(a + b - 1, x) >= a).
-    # A wrong branch choice or a lost guard digit fails the 1e-35 agreement.
+    # Taking the complement of a tiny tail (no fallback to the direct series) fails the 1e-35
+    # agreement, and so does dropping the guard digits (the binomial cases are then 8e-32 off).
     import mpmath as mp
 
     from dpmarkov.verify import highprec as hpu
@@ -368,7 +369,8 @@ def test_delta_is_never_below_its_high_precision_value_at_large_k(k, eta, N, n, 
     # The designs of k = 1e6 and 1e7, N = 1e9, which mpmath's betainc could not check (the
     # reference now sums the series itself).  The first had delta 1.6e-12 below eq. (7)'s
     # union bound before the budget covered whole shapes.  Tight: within the budget (the
-    # whole-shape term there is 8u 1e7 = 8.9e-9) plus 1e-10.
+    # whole-shape term there is 8u 1e7 = 8.9e-9) plus 1e-10.  The last two have tails far
+    # below the smallest double: they check that the reference finishes there.
     import mpmath as mp
 
     from dpmarkov.verify import highprec as hpu

@@ -32,9 +32,11 @@ def exit_probability_union(counts, k, gamma):
 def lower_tail(a, b, x, dps=DPS):
     """I_x(a, b) = P(Beta(a, b) < x) at dps digits, by the series of ``log_lower_tail``.
 
-    The series' terms are all positive, so it is exact to dps digits at any x, but it can be
-    slow: it has j0 = ((a + b) x - a - 1) / (1 - x) growing terms before its ratios fall
-    below 1, and then about sqrt(400 (a + 1 + j0) / (1 - x)) more.  Where the series of the
+    The series' terms are all positive, so nothing cancels in the sum (its logarithms cancel
+    by about log10((a + b) log(a + b)) digits, which the 20 guard digits below cover up to
+    a + b near 1e10; beyond that a digit or two of the dps are lost), but it can be slow: it
+    has j0 = ((a + b) x - a - 1) / (1 - x) growing terms before its ratios fall below 1, and
+    then about sqrt(400 (a + 1 + j0) / (1 - x)) more.  Where the series of the
     other tail needs fewer, the value is 1 - I_(1-x)(b, a) (DLMF 8.17.4) at 20 guard digits,
     kept only if it is above 10^-10 (so the subtraction cost at most 10 of them); a smaller
     tail is always summed directly.  mpmath's own betainc (a hypergeometric series) stops
