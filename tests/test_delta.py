@@ -300,14 +300,14 @@ def test_delta_leaves_out_only_a_negligible_tail_and_is_tight_there():
 #: Where scipy.special.betainc (scipy 1.17, Boost's ibeta) was measured furthest from the
 #: 40-digit value: whole shapes (Boost's binomial sum in powers of 1 - x, rounded once), a
 #: design of delta at k = 1e7 (a = 10, b = 9999990, 2.7e-12) and the deepest generic error
-#: found (1.1e-12), each above the budget of 1e-12 that log_betainc had allowed.
+#: found (1.1e-12), each above the budget log_betainc had allowed (1e-12 + 4u |log I|).
 _BETAINC_WORST = [(23.0, 983412000.0, 2.381e-08), (10.0, 482160000.0, 2.083e-08),
                   (10.0, 9999990.0, 2e-6),
                   (3081.9886637819727, 2983.8293444024434, 0.3838420191251433)]
 
 
 def test_lower_tail_reference_agrees_with_mpmath_and_an_exact_binomial_sum():
-    # highprec.lower_tail (DLMF 8.17.8, or 1 - the other tail above the mean) against
+    # highprec.lower_tail (DLMF 8.17.8, or 1 - the other tail where that series is shorter) against
     # mpmath's hypergeometric betainc where that converges, on both branches and in a deep
     # tail (1e-56, where the complement's 20 guard digits would not suffice and the direct
     # series must be used: taking the complement there gave 3.4e-56 for 6.4e-56); and, for
