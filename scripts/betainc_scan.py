@@ -26,13 +26,7 @@ import numpy as np
 from scipy.special import betainc
 
 from dpmarkov._numerics import betainc_budget
-from dpmarkov.verify.highprec import lower_tail
-
-
-def _terms(a, b, x):
-    """About how many terms the series of ``lower_tail`` needs (its docstring's estimate)."""
-    grow = max((a + b) * x - a - 1, 0) / (1 - x)
-    return grow + np.sqrt(400 * (a + 1 + grow) / (1 - x))
+from dpmarkov.verify.highprec import lower_tail, series_terms
 
 
 def scan(cases, seed, whole):
@@ -49,11 +43,11 @@ def scan(cases, seed, whole):
         mean = a / (a + b)
         sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
         x = mean + rng.uniform(-40, 8) * sd
-        if not 0 < x < 1 or min(_terms(a, b, x), _terms(b, a, 1 - x)) > 1e4:
+        if not 0 < x < 1 or min(series_terms(a, b, x), series_terms(b, a, 1 - x)) > 1e4:
             continue
         value = betainc(a, b, x)
         ratio0 = (a + b) * x / (a + 1)
-        if not value >= 1e-200 or (value < 1e-9 and (_terms(a, b, x) > 1e4 or (
+        if not value >= 1e-200 or (value < 1e-9 and (series_terms(a, b, x) > 1e4 or (
                 ratio0 < 1 and 200 / (1 - ratio0) > 1e5))):
             continue                         # a small tail whose direct series is too long
         error = abs(float(mp.log(value) - mp.log(lower_tail(a, b, x, dps=40))))

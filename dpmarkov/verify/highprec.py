@@ -43,19 +43,21 @@ def lower_tail(a, b, x, dps=DPS):
     with "converges too slowly" at the shapes of k = 1e7, N = 1e9 (tests/test_delta.py);
     this does not.  ``a``, ``b``, ``x``: floats (taken exactly) or mpf.
     """
-    def terms(a, b, x):
-        grow = max((a + b) * x - a - 1, 0) / (1 - x)
-        return grow + mp.sqrt(400 * (a + 1 + grow) / (1 - x))
-
     with mp.workdps(dps + 20):
         a, b, x = mp.mpf(a), mp.mpf(b), mp.mpf(x)
         value = None
-        if terms(b, a, 1 - x) < terms(a, b, x):
+        if series_terms(b, a, 1 - x) < series_terms(a, b, x):
             value = 1 - mp.exp(log_lower_tail(b, a, 1 - x, dps + 20))
         if value is None or value <= mp.mpf(10) ** -10:
             value = mp.exp(log_lower_tail(a, b, x, dps + 20))
     with mp.workdps(dps):
         return +value
+
+
+def series_terms(a, b, x):
+    """About how many terms ``log_lower_tail``'s series needs at (a, b, x) (``lower_tail``)."""
+    grow = max((a + b) * x - a - 1, 0) / (1 - x)
+    return grow + mp.sqrt(400 * (a + 1 + grow) / (1 - x))
 
 
 def log_lower_tail(a, b, x, dps=DPS):
