@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks
-from ._numerics import TINY, U, above_floor, increment_difference, log_lower_tail, outward
+from ._numerics import (TINY, U, above_floor, betainc_shape_error, increment_difference,
+                        log_lower_tail, outward)
 
 def adjacent_indices_named(counts, counts_prime, prime_name):
     """``adjacent_indices`` with the caller's name for the second vector in its messages
@@ -139,7 +140,11 @@ def pair_profile_at(eps, h, a_i, a_j, data):
     Rounded outward (never below H_eps of the pair): H = P (1 - e^r), r = eps + log Q -
     log P, with the error bounds e_P, e_Q of the two logarithms (``log_lower_tail``) has
     an absolute error of at most H (e_P + 4u) + e^eps Q (e_P + e_Q + 4u (|eps| + |log P|
-    + |log Q|)), plus the rounding of the sum.  The threshold u comes from the data term D,
+    + |log Q|)), plus the rounding of the sum.  e_P and e_Q include the effect of the
+    rounding of the shapes (``betainc_shape_error``): a_i = k c_i / N and a_j carry 2u each,
+    a_i + h and a_j - h (h = k/N) 3u and 3u a_j / (a_j - h); counted as 3u, 3u, 4u and
+    4u a_j / (a_j - h), which also covers the rounding of that factor.  The threshold u
+    comes from the data term D,
     whose rounding moves u for both laws alike: at the optimal u, where the two densities
     times (1, e^eps) are equal, that changes H only to second order.  H > 0 (the loss is
     unbounded), so a value that underflows is rounded up to the smallest double; a
@@ -150,7 +155,11 @@ def pair_profile_at(eps, h, a_i, a_j, data):
     log_u = -np.logaddexp(0.0, (eps - data) / h)
     log_p, err_p = log_lower_tail(a_i, a_j, log_u, error=True)
     log_q, err_q = log_lower_tail(a_i + h, a_j - h, log_u, error=True)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        u = np.exp(log_u)
+        err_p = err_p + betainc_shape_error(a_i, a_j, u, 3.0 * U, 3.0 * U, log_u, log_p)
+        err_q = err_q + betainc_shape_error(a_i + h, a_j - h, u, 4.0 * U,
+                                            4.0 * U * a_j / (a_j - h), log_u, log_q)
         r = eps + log_q - log_p
         p = np.exp(log_p)
         out = p * -np.expm1(r)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import functools
 import math
+from fractions import Fraction
 
 import attr
 import numpy as np
@@ -34,7 +35,7 @@ from scipy.special import betaln, logit
 
 from . import _checks
 from .loss import loss_data_term
-from ._numerics import log_lower_tail
+from ._numerics import U, log_lower_tail, outward
 from ._pairs import rdp_design
 from .renyi import rdp_epsilon
 
@@ -80,6 +81,10 @@ MAX_BINS = 2_000_000
 @_checks.public
 def privacy_loss_distribution(k, N, n, min_count, *, discretization=1e-3, tail_mass=1e-15):
     """dp_accounting's PrivacyLossDistribution of one release, pessimistic (an upper bound).
+
+    Pessimistic in the losses (each rounded up to its bin); the bins' probabilities are
+    SciPy's Beta tails (``log_lower_tail``), accurate to about 1e-12 relative at moderate
+    shapes and not rounded outward.
 
     The loss of the worst pair c = (.., m, m+1, ..) -> c' = (.., m+1, m, ..) is
     L = D + h log(x_j / x_i) with D = ``loss_data_term(m, m+1, k, N)`` and h = k/N; under
@@ -293,15 +298,28 @@ def _releases(T) -> int:
     return int(T)
 
 
+def _product_up(T, value):
+    """T value rounded up: the double product, or the next double above it where the product
+    was rounded down (checked exactly, in fractions)."""
+    product = T * value
+    if Fraction(product) < T * Fraction(value):
+        product = math.nextafter(product, math.inf)
+    return product
+
+
 @_checks.public
 def basic_composition(epsilon, delta, T):
-    """(T epsilon, T delta): T releases, each (epsilon, delta)-DP (Dwork and Roth 2014, Thm 3.16)."""
+    """(T epsilon, T delta): T releases, each (epsilon, delta)-DP (Dwork and Roth 2014, Thm 3.16).
+
+    Each product is rounded up where its double falls below the real product, so neither
+    level is understated (T delta capped at 1).
+    """
     eps = _checks.scalar("epsilon", epsilon)
     d = _checks.scalar("delta", delta)
     if eps < 0 or not 0 <= d <= 1:
         raise ValueError(f"epsilon={eps!r} must be >= 0 and delta={d!r} in [0, 1]")
     T = _releases(T)
-    return T * eps, min(T * d, 1.0)
+    return _product_up(T, eps), min(_product_up(T, d), 1.0)
 
 
 @_checks.public
@@ -309,7 +327,10 @@ def advanced_composition(epsilon, delta, T, delta_slack):
     """Advanced composition (Dwork, Rothblum and Vadhan 2010; Dwork and Roth 2014, Thm 3.20).
 
     T releases, each (epsilon, delta)-DP, are (epsilon', T delta + delta_slack)-DP with
-    epsilon' = sqrt(2 T log(1/delta_slack)) epsilon + T epsilon (e^epsilon - 1).
+    epsilon' = sqrt(2 T log(1/delta_slack)) epsilon + T epsilon (e^epsilon - 1).  Both are
+    rounded outward: epsilon' by 16u of itself (12u, and 4u for the last sum; its two
+    positive terms carry at most about 5u each from the logarithm, the square root, expm1
+    and the products), the delta by one double where its sum rounded down.
     """
     eps = _checks.scalar("epsilon", epsilon)
     d = _checks.scalar("delta", delta)
@@ -319,5 +340,8 @@ def advanced_composition(epsilon, delta, T, delta_slack):
     if not 0 < s < 1:
         raise ValueError(f"delta_slack={s!r} must satisfy 0 < delta_slack < 1")
     T = _releases(T)
-    eps_total = math.sqrt(2 * T * math.log(1 / s)) * eps + T * eps * math.expm1(eps)
-    return eps_total, min(T * d + s, 1.0)
+    eps_total = math.sqrt(-2 * T * math.log(s)) * eps + T * eps * math.expm1(eps)
+    total = T * d + s
+    if Fraction(total) < T * Fraction(d) + Fraction(s):
+        total = math.nextafter(total, math.inf)
+    return float(outward(eps_total, 12.0 * U * eps_total)), min(total, 1.0)

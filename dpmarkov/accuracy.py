@@ -295,7 +295,8 @@ def k_for_kl(target, N, n, *, eta=None):
     eq. (8) is psi'(k) - sum_i C_i^2 psi'(k C_i) < 0 because x psi'(x) decreases),
     runs from +inf (k -> 0) to 0 (k -> inf), so the root is unique; it is found for all
     elements at once by bracketing log k and the Illinois method, to 1e-15 + 1e-14 |log k|
-    in log k, on the safe side: the bound at the k returned is at most ``target``.
+    in log k, on the safe side: the bound at the k returned, as evaluated in floating point
+    (not rounded outward), is at most ``target``.
     With ``eta`` the Assumption-3 worst case ``kl_bound_bordered`` is inverted instead
     of ``kl_bound``.
 
@@ -558,7 +559,9 @@ def tail_bound(C, k, t):
 
     Boole's inequality over the n coordinates, each tail exact from its Beta
     marginal: sum_i [ I_{C_i - t}(a_i, b_i) + 1 - I_{C_i + t}(a_i, b_i) ] with
-    a_i = k C_i, b_i = k (1 - C_i) (a tail beyond 0 or 1 is empty); capped at 1.
+    a_i = k C_i, b_i = k (1 - C_i) (a tail beyond 0 or 1 is empty); capped at 1.  An upper
+    bound in exact arithmetic, evaluated with SciPy's incomplete Beta function (not rounded
+    outward).
     Depends on the secret C; ``tail_bound_subgaussian`` does not.
     Book: chapter "Expected KL divergence".
 

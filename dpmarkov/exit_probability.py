@@ -124,7 +124,11 @@ def exit_probability_union(counts, k, gamma):
     sum_i P(X_i < gamma) with X_i ~ Beta(k C_i, k (1 - C_i)) the Dirichlet
     marginal, capped at 1.  It is an upper bound on the exact probability, and
     exceeds it by at most the sum of the pairwise probabilities P(X_i < gamma, X_j < gamma).
-    This is the probability inside eq. (7) as ``delta`` bounds it by default.
+    This is the probability inside eq. (7) as ``delta`` bounds it by default.  The value is
+    a plain evaluation with SciPy's incomplete Beta function, not rounded outward: it can
+    lie below the real sum by SciPy's error (about 1e-12 relative, up to about 1e-8 for
+    whole shapes near 1e9).  ``delta`` is the same bound rounded outward, the value to
+    release or calibrate with.
     Book: "delta".
 
     Parameters

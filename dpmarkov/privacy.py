@@ -223,7 +223,9 @@ def k_for_epsilon_paper(epsilon_target, eta, N, n, gamma):
     eq. (6) is strictly increasing in k (book: the privacy-loss chapter proves it and
     checks it numerically), so the root is unique; it is found by bracketing and the
     Illinois method, for all elements at once, to a relative tolerance of 1e-13, on the
-    safe side: eq. (6) at the k returned is at most the target.  A target below
+    safe side of eq. (6) as evaluated in floating point: that value at the k returned is
+    at most the target (the printed formula itself, not rounded outward, can exceed it by
+    an ulp; ``k_for_epsilon`` calibrates with the sound bound).  A target below
     epsilon_star raises ``ValueError``: no k allowed by Assumption 4 reaches it.
     For n = 2 use ``k_for_epsilon`` (eq. (6) can understate the loss there).
     Book: "The privacy loss of the Dirichlet mechanism" (Theorem 1 inverted).

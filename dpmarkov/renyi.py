@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _checks
-from ._numerics import U, increment_error, lgamma_increment, lgamma_increment_scaled
+from ._numerics import U, increment_error, lgamma_increment, lgamma_increment_scaled, outward
 from ._pairs import MAX_LIST, SCAN, branch_and_bound, rdp_design, two_categories_exact
 
 
@@ -355,12 +355,17 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
     d = _checks.scalar("delta", delta)
     if not 0 < d < 1:
         raise ValueError(f"delta={d!r} must satisfy 0 < delta < 1")
-    if conversion == "classic":
-        eps = r + np.log(1 / d) / (alpha - 1)
-    elif conversion == "improved":
-        eps = r + np.log1p(-1 / alpha) - np.log(d * alpha) / (alpha - 1)
-    else:
-        raise ValueError(f"conversion={conversion!r} must be 'improved' or 'classic'")
-    eps = np.where(np.isfinite(r), eps, np.inf)
+    # each epsilon rounded outward: 8u of each term's size, plus 4u / (alpha - 1) for the
+    # roundings of 1/alpha and d alpha, which the logarithms carry divided by alpha - 1
+    with np.errstate(invalid="ignore"):
+        if conversion == "classic":
+            terms = (r, -np.log(d) / (alpha - 1))
+        elif conversion == "improved":
+            terms = (r, np.log1p(-1 / alpha), -np.log(d * alpha) / (alpha - 1))
+        else:
+            raise ValueError(f"conversion={conversion!r} must be 'improved' or 'classic'")
+        eps = sum(terms)
+        error = 8.0 * U * sum(np.abs(t) for t in terms) + 4.0 * U / (alpha - 1)
+        eps = np.where(np.isfinite(r), outward(eps, error), np.inf)
     best = int(np.argmin(eps))
     return max(float(eps[best]), 0.0), float(alpha[best])

@@ -255,3 +255,25 @@ def test_kept_releases_never_skip_the_checks(accountant, k, error, match):
                                             acc.DirichletDpEvent(k, 98, 5, 8)])):
         with pytest.raises(error, match=match):
             accountant().compose(event)
+
+
+def test_composition_levels_are_never_below_the_real_numbers():
+    # Rounded outward, never below the real formula (fractions, 50-digit mpmath): at these
+    # inputs the plain double arithmetic falls below it (T epsilon by half an ulp; the
+    # advanced epsilon by 2.2e-16 relative), so an implementation without the outward step
+    # fails; and within 4e-15 of it (a step of 1e-12 fails that).  Exact products stay
+    # exact: 10 x 0.5 is 5.0.
+    from fractions import Fraction
+
+    import mpmath as mp
+    eps, _ = acc.basic_composition(1.7119195857184146, 1e-6, 139)
+    assert Fraction(139 * 1.7119195857184146) < 139 * Fraction(1.7119195857184146) <= Fraction(eps)
+    assert eps == math.nextafter(139 * 1.7119195857184146, math.inf)
+    assert acc.basic_composition(0.5, 1e-6, 10)[0] == 5.0
+    e, T, s = 1.5750243270306319, 171, 3.814766858789261e-08
+    with mp.workdps(50):
+        exact = mp.sqrt(2 * T * mp.log(1 / mp.mpf(s))) * e + T * mp.mpf(e) * mp.expm1(mp.mpf(e))
+        assert math.sqrt(2 * T * math.log(1 / s)) * e + T * e * math.expm1(e) < exact
+        got, d = acc.advanced_composition(e, 1e-9, T, s)
+        assert exact <= got <= exact * (1 + mp.mpf(4e-15)), (got, exact)
+        assert Fraction(d) >= T * Fraction(1e-9) + Fraction(s)

@@ -221,3 +221,21 @@ def test_infinite_at_extreme_parameters_where_the_mixture_leaves_the_orthant():
             assert dm.renyi_divergence(alpha, [a0, a1], [b0, b1]) == np.inf
             checked += 1
     assert checked > 1500
+
+
+@pytest.mark.parametrize("conversion", ["improved", "classic"])
+def test_conversion_is_never_below_the_real_formula(conversion):
+    # rdp_to_dp rounds each order's epsilon outward: never below the 50-digit value of the
+    # same formula, and within 1e-14 of it.  At this order the plain double formula is
+    # 2.7e-17 (relative) below the improved conversion's value, so leaving the outward step
+    # out fails; a step of 1e-12 fails the upper bound.
+    import mpmath as mp
+    a, r, d = 1.0032302190271334, 4.177494390647248, 4.204650495314e-06
+    got, order = dm.rdp_to_dp([a], [r], d, conversion=conversion)
+    with mp.workdps(50):
+        A, R, D = mp.mpf(a), mp.mpf(r), mp.mpf(d)
+        exact = (R + mp.log1p(-1 / A) - mp.log(D * A) / (A - 1) if conversion == "improved"
+                 else R + mp.log(1 / D) / (A - 1))
+        assert exact <= got <= exact * (1 + mp.mpf(1e-14)), (got, exact)
+    if conversion == "improved":
+        assert r + np.log1p(-1 / a) - np.log(d * a) / (a - 1) < exact

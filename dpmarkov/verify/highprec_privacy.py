@@ -3,12 +3,15 @@
 Naive transcriptions at DPS digits (no cancellation tricks), to judge the float
 code: the exact worst-case loss and the corrected eq. (6) of Theorem 1, the exit
 probability of eq. (7) for n <= 3 by mpmath quadrature, and the hockey-stick
-divergence of one adjacent pair by quadrature of (p - e^eps q)_+.
+divergence of one adjacent pair by quadrature of (p - e^eps q)_+, or, for shapes too
+large for the quadrature, from the two Beta tails at the optimal threshold.
 Book: "The exact worst case", "delta", "The tight privacy profile".
 """
 from __future__ import annotations
 
 import mpmath as mp
+
+from . import highprec
 
 DPS = 40
 
@@ -156,3 +159,21 @@ def hockey_stick(epsilon, counts, counts_prime, k):
             log_p, log_q = log_dens(z)
             return mp.exp(log_p - scale) - mp.exp(eps + log_q - scale)
         return +(mp.exp(scale) * mp.quad(integrand, [start, start + 1, start + 10, mp.inf]))
+
+
+def pair_hockey_stick(epsilon, c_i, c_j, k, N, dps=30):
+    """H_eps of the pair c -> c + e_i - e_j from the Beta tails: P(U < u) - e^eps Q(U < u).
+
+    U = 1 - x_j/(x_i + x_j) is Beta(a_i, a_j) under c and Beta(a_i + h, a_j - h) under c',
+    a = k c/N and h = k/N exactly (the arguments are taken as the doubles they are), and u
+    is the threshold where the loss reaches eps, from the exact log-gamma data term (book:
+    "The tight privacy profile"; ``dpmarkov.profile.pair_profile`` in floating point).  The
+    tails are ``highprec.lower_tail``'s series, which also converge for shapes of 1e8.
+    """
+    with mp.workdps(dps + 20):
+        k, N, c_i, c_j, eps = (mp.mpf(float(v)) for v in (k, N, c_i, c_j, epsilon))
+        a, b, h = k * c_i / N, k * c_j / N, k / N
+        data = mp.loggamma(a + h) + mp.loggamma(b - h) - mp.loggamma(a) - mp.loggamma(b)
+        u = 1 / (1 + mp.exp((eps - data) / h))
+        return (highprec.lower_tail(a, b, u, dps)
+                - mp.exp(eps) * highprec.lower_tail(a + h, b - h, u, dps))
