@@ -349,18 +349,14 @@ def betainc_shape_error(a, b, x, rel_a, rel_b, log_x=None, log_value=None):
         wide = crude > 1e-13
         if log_value is None or not np.any(wide):
             return crude
-        crude = np.array(crude, dtype=float)
-        a, b, x, log_x, log_value, rel_a, rel_b, effect_a, effect_b = (
-            np.broadcast_to(v, crude.shape)[wide]
-            for v in (a, b, x, log_x, log_value, rel_a, rel_b, effect_a, effect_b))
         sharp_a, sharp_b = _sharper_effects(a, b, x, log_x, log_value)
-        crude[wide] = rel_a * np.fmin(effect_a, sharp_a) + rel_b * np.fmin(effect_b, sharp_b)
-    return crude if crude.ndim else crude[()]
+        sharp = rel_a * np.fmin(effect_a, sharp_a) + rel_b * np.fmin(effect_b, sharp_b)
+        return np.where(wide, sharp, crude)
 
 
 def _sharper_effects(a, b, x, log_x, log_value):
     """The bounds on |a d log I/da| and |b d log I/db| of ``betainc_shape_error`` that use
-    the tail's value: the smaller of Cauchy-Schwarz's and the one below the mode (1-d)."""
+    the tail's value: the smaller of Cauchy-Schwarz's and the one below the mode."""
     odds = 1.01 * np.sqrt(-np.expm1(log_value)) * np.exp(-0.5 * log_value)
     both = zeta(2.0, a + b)
     schwarz_a = a * _sd_above(zeta(2.0, a), both) * odds
