@@ -304,8 +304,10 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
     ``conversion="classic"``: epsilon = rdp + log(1/delta)/(alpha - 1) (Mironov 2017,
     Prop. 3).  ``"improved"`` (default): epsilon = rdp + log1p(-1/alpha)
     - log(delta alpha)/(alpha - 1) (Balle et al. 2020; Canonne, Kamath and Steinke 2020),
-    the conversion of dp_accounting's RDP accountant.  Infinite rdp values are skipped;
-    all infinite gives epsilon = inf.  Not in the paper (its Theorem 1 is a single release).
+    the conversion of dp_accounting's RDP accountant.  Each order's epsilon is rounded
+    outward by a bound on its floating-point error, so it is never below the formula's real
+    value (a few units in the 16th digit above it).  Infinite rdp values are skipped; all
+    infinite gives epsilon = inf.  Not in the paper (its Theorem 1 is a single release).
 
     Parameters
     ----------
