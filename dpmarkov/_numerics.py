@@ -319,15 +319,21 @@ def betainc_shape_error(a, b, x, rel_a, rel_b, log_x=None, log_value=None):
 
     With X ~ Beta(a, b) and A the event X < x, d log I / d a = E[log X | A] - E[log X] <= 0
     and d log I / d b = E[log(1 - X) | A] - E[log(1 - X)] >= 0; each times the absolute
-    error of its shape.  Always: |d/da| <= |log x| + 2/a + log(1 + b/a) (the mean of log X
-    below x, and psi(a + b) - psi(a)) and |d/db| <= |log(1 - x)| + 1/b + log(1 + a/b), which
-    for shapes of size a is about a u in all.  With ``log_value`` (log I, as computed) the
-    smallest of these and two more, each about sqrt(min(a, b)) u for large shapes:
+    error of its shape.  Always: |d/da| <= |log x| + 2/a + log(1 + b/a) and |d/db| <=
+    |log(1 - x)| + 1/b + log(1 + a/b), which for shapes of size a is about a u in all (given
+    A, -log X exceeds |log x| on average by at most 1/a for b < 1, and for b >= 1, its density
+    being log-concave, by at most its mean psi(a + b) - psi(a), so |d/da| <= |log x| + 1/a;
+    and |d/db| <= psi(a + b) - psi(b) <= log(1 + a/b) + 1/b).  With ``log_value`` (log I, as
+    computed) the smallest of these and two more, each about sqrt(min(a, b)) u for large
+    shapes:
 
     * Cauchy-Schwarz on the covariance of Y and the indicator of A: |E[Y | A] - E[Y]| <=
       sd(Y) sqrt((1 - I)/I), with Var(log X) = psi'(a) - psi'(a + b) and Var(log(1 - X)) =
-      psi'(b) - psi'(a + b) (psi' = zeta(2, .)): tails that are not tiny.
-    * Below the mode, lam = a - max(b - 1, 0) x/(1 - x) > 0: in s = log(x/X) the density of
+      psi'(b) - psi'(a + b) (psi' = zeta(2, .)), with 1 - I taken as at least 1e-3 (so an
+      error of I up to 2e-6 relative, above any budget, moves it by at most 0.2%): tails
+      that are not tiny.
+    * Where lam = a - max(b - 1, 0) x/(1 - x) > 0 (x below a/(a + b - 1), the mode of
+      log X): in s = log(x/X) the density of
       X given A is proportional to e^(-a s) (1 - x e^(-s))^(b - 1), whose logarithm falls at
       least at rate lam, so E[s | A] <= 1/lam.  With E[log X] <= log(a/(a + b)) (Jensen):
       |d/da| <= log(a/((a + b) x)) + 1/lam; with E[X | A] >= x e^(-1/lam) (Jensen) and
@@ -335,7 +341,8 @@ def betainc_shape_error(a, b, x, rel_a, rel_b, log_x=None, log_value=None):
       + 1/b.  Deep tails.
 
     The variances carry a slack of 1e-13 psi' (their cancellation), lam and the logarithms a
-    few u each, and the factor 1.01 covers the error of the computed I.  The two are only
+    few u each (1 - x is formed from log x, also where x is rounded near 1), and the factor
+    1.01 covers the error of the computed I.  The two are only
     computed where the first bound exceeds 1e-13 (it stands elsewhere).  ``log_x``: log x
     when the caller has it (x itself may underflow).
     """
@@ -356,17 +363,18 @@ def betainc_shape_error(a, b, x, rel_a, rel_b, log_x=None, log_value=None):
 
 def _sharper_effects(a, b, x, log_x, log_value):
     """The bounds on |a d log I/da| and |b d log I/db| of ``betainc_shape_error`` that use
-    the tail's value: the smaller of Cauchy-Schwarz's and the one below the mode."""
-    odds = 1.01 * np.sqrt(-np.expm1(log_value)) * np.exp(-0.5 * log_value)
+    the tail's value: the smaller of Cauchy-Schwarz's and the one where lam > 0."""
+    odds = 1.01 * np.sqrt(np.maximum(-np.expm1(log_value), 1e-3)) * np.exp(-0.5 * log_value)
     both = zeta(2.0, a + b)
     schwarz_a = a * _sd_above(zeta(2.0, a), both) * odds
     schwarz_b = b * _sd_above(zeta(2.0, b), both) * odds
-    rate = a * (1.0 - 8.0 * U) - np.maximum(b - 1.0, 0.0) * (x / (1.0 - x)) * (1.0 + 8.0 * U)
+    rest = -np.expm1(log_x)                 # 1 - x, accurate also where x is rounded near 1
+    rate = a * (1.0 - 8.0 * U) - np.maximum(b - 1.0, 0.0) * (x / rest) * (1.0 + 8.0 * U)
     near = np.where(rate > 0, (1.0 + 8.0 * U) / rate, np.inf)          # 1/lam
-    log_mean, log_rest = -np.log1p(b / a), np.log1p(-x)
+    log_mean, log_rest = -np.log1p(b / a), np.log(rest)
     mode_a = a * (np.maximum(log_mean - log_x, 0.0) + near
                   + 4.0 * U * (np.abs(log_mean) + np.abs(log_x)))
-    gap = np.log1p(a / b) + np.log1p(-x * np.exp(-near))
+    gap = np.log1p(a / b) + np.log(-np.expm1(log_x - near))         # 1 - x e^(-1/lam)
     mode_b = b * (np.maximum(gap, 0.0) + 1.0 / b
                   + 4.0 * U * (np.log1p(a / b) + np.abs(log_rest)))
     return np.fmin(schwarz_a, mode_a), np.fmin(schwarz_b, mode_b)

@@ -35,7 +35,7 @@ from scipy.special import betaln, logit
 
 from . import _checks
 from .loss import loss_data_term
-from ._numerics import U, log_lower_tail, outward
+from ._numerics import U, above_floor, log_lower_tail, outward
 from ._pairs import rdp_design
 from .renyi import rdp_epsilon
 
@@ -344,4 +344,6 @@ def advanced_composition(epsilon, delta, T, delta_slack):
     total = T * d + s
     if Fraction(total) < T * Fraction(d) + Fraction(s):
         total = math.nextafter(total, math.inf)
-    return float(outward(eps_total, 12.0 * U * eps_total)), min(total, 1.0)
+    # (a subnormal epsilon' loses the relative margin: above_floor adds spacings there)
+    eps_total = above_floor(outward(eps_total, 12.0 * U * eps_total), slack=4)
+    return float(eps_total), min(total, 1.0)

@@ -23,7 +23,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _checks
-from ._numerics import U, increment_error, lgamma_increment, lgamma_increment_scaled, outward
+from ._numerics import (U, above_floor, increment_error, lgamma_increment,
+                        lgamma_increment_scaled, outward)
 from ._pairs import MAX_LIST, SCAN, branch_and_bound, rdp_design, two_categories_exact
 
 
@@ -368,6 +369,6 @@ def rdp_to_dp(alpha, rdp, delta, *, conversion="improved"):
             raise ValueError(f"conversion={conversion!r} must be 'improved' or 'classic'")
         eps = sum(terms)
         error = 8.0 * U * sum(np.abs(t) for t in terms) + 4.0 * U / (alpha - 1)
-        eps = np.where(np.isfinite(r), outward(eps, error), np.inf)
+        eps = np.where(np.isfinite(r), above_floor(outward(eps, error), slack=4), np.inf)
     best = int(np.argmin(eps))
     return max(float(eps[best]), 0.0), float(alpha[best])

@@ -277,3 +277,8 @@ def test_composition_levels_are_never_below_the_real_numbers():
         got, d = acc.advanced_composition(e, 1e-9, T, s)
         assert exact <= got <= exact * (1 + mp.mpf(4e-15)), (got, exact)
         assert Fraction(d) >= T * Fraction(1e-9) + Fraction(s)
+        # a subnormal epsilon, where a relative margin vanishes (1e-323 for 1.0076e-323)
+        tiny, _ = acc.advanced_composition(5e-324, 0.0, 3, 0.5)
+        exact = (mp.sqrt(6 * mp.log(2)) * mp.mpf(5e-324)
+                 + 3 * mp.mpf(5e-324) * mp.expm1(mp.mpf(5e-324)))
+        assert tiny >= exact, (tiny, exact)

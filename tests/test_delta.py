@@ -430,3 +430,12 @@ def test_shape_error_bounds_the_derivatives_of_the_tail(a, b, z):
     assert true_a <= bound_a and true_b <= bound_b, (true_a, bound_a, true_b, bound_b)
     if z <= 0:
         assert bound_a <= 1.3 * true_a and bound_b <= 1.3 * true_b, (bound_a, true_a)
+
+
+def test_shape_error_is_positive_where_the_tail_rounds_to_one():
+    # log I computed as 0 (I within half an ulp of 1): sqrt((1 - I)/I) would be 0, but the
+    # derivative is not; 1 - I is taken as at least 1e-3 (a bound of 0 fails)
+    from dpmarkov._numerics import betainc_shape_error
+    bound = betainc_shape_error(np.float64(1e6), np.float64(1e6), np.float64(0.52),
+                                3 * 2.0**-53, 3 * 2.0**-53, None, np.float64(-0.0))
+    assert bound > 1e-15
