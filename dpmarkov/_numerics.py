@@ -333,18 +333,17 @@ def betainc_shape_error(a, b, x, rel_a, rel_b, log_x=None, log_value=None):
       error of I up to 2e-6 relative, above any budget, moves it by at most 0.2%): tails
       that are not tiny.
     * Where lam = a - max(b - 1, 0) x/(1 - x) > 0 (x below a/(a + b - 1), the mode of
-      log X): in s = log(x/X) the density of
-      X given A is proportional to e^(-a s) (1 - x e^(-s))^(b - 1), whose logarithm falls at
-      least at rate lam, so E[s | A] <= 1/lam.  With E[log X] <= log(a/(a + b)) (Jensen):
-      |d/da| <= log(a/((a + b) x)) + 1/lam; with E[X | A] >= x e^(-1/lam) (Jensen) and
-      psi(a + b) - psi(b) <= log(1 + a/b) + 1/b: |d/db| <= log(1 + a/b) + log(1 - x e^(-1/lam))
-      + 1/b.  Deep tails.
+      log X): in s = log(x/X) the density of X given A is proportional to e^(-a s)
+      (1 - x e^(-s))^(b - 1), whose logarithm falls at least at rate lam, so E[s | A] <=
+      1/lam.  With E[log X] <= log(a/(a + b)) (Jensen): |d/da| <= log(a/((a + b) x)) +
+      1/lam; with E[X | A] >= x e^(-1/lam) (Jensen) and psi(a + b) - psi(b) <= log(1 + a/b)
+      + 1/b: |d/db| <= log(1 + a/b) + log(1 - x e^(-1/lam)) + 1/b.  Deep tails.
 
     The variances carry a slack of 1e-13 psi' (their cancellation), lam and the logarithms a
     few u each (1 - x is formed from log x, also where x is rounded near 1), and the factor
-    1.01 covers the error of the computed I.  The two are only
-    computed where the first bound exceeds 1e-13 (it stands elsewhere).  ``log_x``: log x
-    when the caller has it (x itself may underflow).
+    1.01 covers the error of the computed I.  The two sharper bounds are only computed where
+    the first exceeds 1e-13 (it stands elsewhere).  ``log_x``: log x when the caller has it
+    (x itself may underflow).
     """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         log_x = np.log(x) if log_x is None else log_x

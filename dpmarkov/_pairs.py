@@ -144,12 +144,11 @@ def pair_profile_at(eps, h, a_i, a_j, data):
     rounding of the shapes (``betainc_shape_error``): a_i = k c_i / N and a_j carry 2u each,
     a_i + h and a_j - h (h = k/N) 3u and 3u a_j / (a_j - h); counted as 3u, 3u, 4u and
     4u a_j / (a_j - h), which also covers the rounding of that factor.  The threshold u
-    comes from the data term D,
-    whose rounding moves u for both laws alike: at the optimal u, where the two densities
-    times (1, e^eps) are equal, that changes H only to second order.  H > 0 (the loss is
-    unbounded), so a value that underflows is rounded up to the smallest double; a
-    subnormal value is raised by three spacings (``above_floor``: the exponential, the
-    product and the error terms, whose relative size underflows there).
+    comes from the data term D, whose rounding moves u for both laws alike: at the optimal
+    u, where the two densities times (1, e^eps) are equal, that changes H only to second
+    order.  H > 0 (the loss is unbounded), so a value that underflows is rounded up to the
+    smallest double; a subnormal value is raised by three spacings (``above_floor``: the
+    exponential, the product and the error terms, whose relative size underflows there).
     """
     eps = np.asarray(eps, float)[:, None]
     log_u = -np.logaddexp(0.0, (eps - data) / h)
