@@ -298,13 +298,10 @@ def _releases(T) -> int:
     return int(T)
 
 
-def _product_up(T, value):
-    """T value rounded up: the double product, or the next double above it where the product
-    was rounded down (checked exactly, in fractions)."""
-    product = T * value
-    if Fraction(product) < T * Fraction(value):
-        product = math.nextafter(product, math.inf)
-    return product
+def _rounded_up(value, exact):
+    """The double ``value`` computed for the rational ``exact``, or the next double above it
+    where its rounding went down (compared exactly, in fractions)."""
+    return math.nextafter(value, math.inf) if Fraction(value) < exact else value
 
 
 @_checks.public
@@ -319,7 +316,8 @@ def basic_composition(epsilon, delta, T):
     if eps < 0 or not 0 <= d <= 1:
         raise ValueError(f"epsilon={eps!r} must be >= 0 and delta={d!r} in [0, 1]")
     T = _releases(T)
-    return _product_up(T, eps), min(_product_up(T, d), 1.0)
+    return (_rounded_up(T * eps, T * Fraction(eps)),
+            min(_rounded_up(T * d, T * Fraction(d)), 1.0))
 
 
 @_checks.public
@@ -341,9 +339,7 @@ def advanced_composition(epsilon, delta, T, delta_slack):
         raise ValueError(f"delta_slack={s!r} must satisfy 0 < delta_slack < 1")
     T = _releases(T)
     eps_total = math.sqrt(-2 * T * math.log(s)) * eps + T * eps * math.expm1(eps)
-    total = T * d + s
-    if Fraction(total) < T * Fraction(d) + Fraction(s):
-        total = math.nextafter(total, math.inf)
+    total = _rounded_up(T * d + s, T * Fraction(d) + Fraction(s))
     # (a subnormal epsilon' loses the relative margin: above_floor adds spacings there)
     eps_total = above_floor(outward(eps_total, 12.0 * U * eps_total), slack=4)
     return float(eps_total), min(total, 1.0)

@@ -335,6 +335,18 @@ def test_lower_tail_reference_agrees_with_mpmath_and_an_exact_binomial_sum():
         assert 0 < hpu.lower_tail(1e4, 1e7 - 1e4, 1e-3, dps=40) < 1
 
 
+def _scipy_error_and_budget(a, b, x):
+    """scipy's betainc(a, b, x), the error of its logarithm against the 40-digit
+    ``highprec.lower_tail``, and the budget ``log_betainc`` allows it."""
+    import mpmath as mp
+
+    from dpmarkov._numerics import betainc_budget
+    from dpmarkov.verify import highprec as hpu
+    got = betainc(a, b, x)
+    error = abs(float(mp.log(got) - mp.log(hpu.lower_tail(a, b, x, dps=40))))
+    return got, error, float(betainc_budget(a, b, np.log(got)))
+
+
 def test_betainc_budget_covers_scipys_measured_errors():
     # log_betainc trusts scipy's betainc above 1e-200 within betainc_budget.  At each of the
     # measured worst cases scipy's error must be within the budget; at the three with whole
@@ -343,14 +355,9 @@ def test_betainc_budget_covers_scipys_measured_errors():
     # term in |log I| fails).  Where the shapes are not whole the budget must stay below
     # 1e-10 for |log I| <= 200 (a budget that covers whole shapes by being huge everywhere
     # fails that).
-    import mpmath as mp
-
     from dpmarkov._numerics import BETAINC_REL, U, betainc_budget
-    from dpmarkov.verify import highprec as hpu
     for a, b, x in _BETAINC_WORST:
-        got = betainc(a, b, x)
-        error = abs(float(mp.log(got) - mp.log(hpu.lower_tail(a, b, x, dps=40))))
-        budget = float(betainc_budget(a, b, np.log(got)))
+        got, error, budget = _scipy_error_and_budget(a, b, x)
         assert error <= budget, (a, b, x, error, budget)
         old = BETAINC_REL + 4 * U * abs(np.log(got)) if a == int(a) else BETAINC_REL
         assert error > old, (a, b, x, error)
@@ -393,14 +400,9 @@ def test_betainc_budget_covers_scipys_errors_at_large_shapes():
     # cover scipy's error, which is above the rest of the budget there (so a budget without
     # that term fails); and it must stay below 1e-9 at these shapes (a term growing like
     # a + b would be 1e-7 here and fails that).
-    import mpmath as mp
-
-    from dpmarkov._numerics import BETAINC_LOG_REL, BETAINC_REL, U, betainc_budget
-    from dpmarkov.verify import highprec as hpu
+    from dpmarkov._numerics import BETAINC_LOG_REL, BETAINC_REL, U
     for a, b, x in _BETAINC_LARGE:
-        got = betainc(a, b, x)
-        error = abs(float(mp.log(got) - mp.log(hpu.lower_tail(a, b, x, dps=40))))
-        budget = float(betainc_budget(a, b, np.log(got)))
+        got, error, budget = _scipy_error_and_budget(a, b, x)
         rest = BETAINC_REL + (BETAINC_LOG_REL + 4 * U) * abs(np.log(got))
         assert rest < error <= budget < 1e-9, (a, b, x, error, budget)
 
